@@ -1,0 +1,137 @@
+package artifact
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// MaxFileSize bounds an artifact file read from disk.
+const MaxFileSize = 512 << 20
+
+// ErrExists is returned when Write would overwrite a file without force.
+var ErrExists = errors.New("file exists")
+
+// ErrInvalid wraps every reason an artifact file is rejected.
+var ErrInvalid = errors.New("invalid artifact")
+
+// FailureFingerprint identifies a failure across runs: kind and message.
+func FailureFingerprint(kind, message string) string {
+	sum := sha256.Sum256([]byte(kind + "\x00" + message))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Encode renders a as indented JSON.
+func Encode(a *Artifact) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(a); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Write stores a at path atomically (temporary file, fsync, rename). Without
+// force it refuses to replace an existing file.
+func Write(path string, a *Artifact, force bool) error {
+	data, err := Encode(a)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data, force)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, so that a reader never sees half a file.
+func WriteFileAtomic(path string, data []byte, force bool) error {
+	if !force {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+		}
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if !force {
+		// Link fails if path appeared meanwhile: never overwrite by accident.
+		if err := os.Link(tmp.Name(), path); err != nil {
+			if os.IsExist(err) {
+				return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+			}
+			return err
+		}
+		return nil
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Read loads and validates an artifact file.
+func Read(path string) (*Artifact, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrInvalid, MaxFileSize)
+	}
+	a, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
+}
+
+// Decode parses and validates artifact JSON from an untrusted source.
+func Decode(data []byte) (*Artifact, error) {
+	var probe struct {
+		SchemaVersion *int `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%w: not JSON: %v", ErrInvalid, err)
+	}
+	if probe.SchemaVersion == nil {
+		return nil, fmt.Errorf("%w: no schemaVersion; this is not an Interleave artifact", ErrInvalid)
+	}
+	if *probe.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%w: schemaVersion %d; this Interleave reads version %d", ErrInvalid, *probe.SchemaVersion, SchemaVersion)
+	}
+	var a Artifact
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := Validate(&a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}

@@ -1,0 +1,131 @@
+package interleave
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// env is the server side of a run: the server and the options.
+type env struct {
+	opts   Options
+	server pgserver.Server
+}
+
+func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
+	e := &env{opts: opts}
+	var err error
+	if opts.DatabaseURL != "" {
+		e.server, err = pgserver.OpenExternal(ctx, opts.DatabaseURL)
+	} else {
+		e.server, err = pgserver.StartLocal(ctx, pgserver.LocalOptions{
+			BinDir:         opts.PGBin,
+			MaxConnections: 20 + workers*(8*4+4),
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *env) close() error { return e.server.Close() }
+
+// dialer returns how a proxy reaches the server.
+func (e *env) dialer() func(ctx context.Context) (net.Conn, error) {
+	ep := e.server.Endpoint()
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, ep.Network, ep.Address)
+	}
+}
+
+// worker owns one database and the direct connections an attempt needs.
+type worker struct {
+	env      *env
+	db       string
+	control  *pgx.Conn // setup, invariant, reset
+	monitor  *sched.PGMonitor
+	pristine *pgserver.Pristine
+	fresh    bool // the database has not been used by an attempt yet
+}
+
+func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
+	db, err := e.server.CreateDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{env: e, db: db, fresh: true}
+	defer func() {
+		if err != nil {
+			w.close(context.Background())
+		}
+	}()
+	if w.control, err = pgx.Connect(ctx, e.server.ConnString(db)); err != nil {
+		return nil, fmt.Errorf("connect to the attempt database: %w", err)
+	}
+	if w.pristine, err = pgserver.Snapshot(ctx, w.control); err != nil {
+		return nil, err
+	}
+	if w.monitor, err = sched.NewPGMonitor(ctx, e.server.ConnString(e.server.MaintenanceDB())); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// reset returns the worker's database to its pristine state and a clean
+// control session.
+func (w *worker) reset(ctx context.Context) error {
+	if w.fresh {
+		w.fresh = false
+		return nil
+	}
+	if w.control.IsClosed() {
+		c, err := pgx.Connect(ctx, w.env.server.ConnString(w.db))
+		if err != nil {
+			return fmt.Errorf("reconnect to the attempt database: %w", err)
+		}
+		w.control = c
+	}
+	if w.control.PgConn().TxStatus() != 'I' {
+		if _, err := w.control.Exec(ctx, "ROLLBACK"); err != nil {
+			return fmt.Errorf("end the control session's transaction: %w", err)
+		}
+	}
+	if err := w.control.PgConn().Exec(ctx, "DISCARD ALL").Close(); err != nil {
+		return fmt.Errorf("reset the control session: %w", err)
+	}
+	if err := w.control.DeallocateAll(ctx); err != nil {
+		return err
+	}
+	return pgserver.ResetDatabase(ctx, w.control, w.db, w.pristine)
+}
+
+// actorConnString is the connection string an actor gets: its proxy, the
+// worker's database, the server's credentials.
+func (w *worker) actorConnString(port int) string {
+	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/" + w.db}
+	if p := w.env.server.Password(); p != "" {
+		u.User = url.UserPassword(w.env.server.User(), p)
+	} else {
+		u.User = url.User(w.env.server.User())
+	}
+	u.RawQuery = "sslmode=disable"
+	return u.String()
+}
+
+func (w *worker) close(ctx context.Context) {
+	if w.monitor != nil {
+		_ = w.monitor.Close(ctx)
+	}
+	if w.control != nil {
+		_ = w.control.Close(ctx)
+	}
+	_ = w.env.server.DropDatabase(ctx, w.db)
+}

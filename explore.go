@@ -1,0 +1,258 @@
+package interleave
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/sched"
+	"github.com/pginterleave/interleave/search"
+)
+
+// Result is the outcome of Explore or RunOnce.
+type Result struct {
+	Scenario string
+	Outcome  Outcome
+	Message  string
+	// Summary describes the search (nil for RunOnce).
+	Summary *search.Summary
+	// Artifact is the first failing attempt, or for RunOnce the attempt.
+	Artifact *artifact.Artifact
+	// Saved is the path the artifact was written to, if any.
+	Saved string
+}
+
+// ExitCode is the process exit code for the result.
+func (r *Result) ExitCode() int { return r.Outcome.ExitCode() }
+
+// Explore searches the orders of sc's units for one that breaks the
+// invariant, within opts' budgets.
+func Explore(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	o := opts.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	e, err := openEnv(ctx, o, 1)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.explore(ctx, &sc)
+	cleanup := e.closeRecorded()
+	if res != nil && res.Artifact != nil {
+		res.Artifact.Cleanup = cleanup
+	}
+	if err != nil {
+		return res, err
+	}
+	return res, res.save(o)
+}
+
+func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
+	w, err := e.newWorker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close(context.Background())
+	workers := []*worker{w}
+
+	var mu sync.Mutex
+	var first *attemptResult
+	firstSeq := -1
+	var lastHarness *attemptResult
+	sum, err := search.Explore(ctx, search.Options{
+		Strategy:    e.opts.Strategy,
+		MaxAttempts: e.opts.MaxAttempts,
+		MaxTime:     e.opts.MaxTime,
+		MaxDepth:    e.opts.MaxDepth,
+		KeepGoing:   e.opts.KeepGoing,
+		Workers:     len(workers),
+	}, func(ctx context.Context, wi, seq int, plan search.Plan, policy sched.Policy) search.Report {
+		r := workers[wi].run(ctx, sc, policy)
+		rep := search.Report{Failed: r.Outcome.failed(), Inconclusive: r.Outcome == OutcomeInconclusive}
+		if r.Sched != nil {
+			rep.Decisions = r.Sched.Decisions
+		}
+		switch {
+		case errors.Is(r.SchedErr, search.ErrDiverged):
+			rep.Diverged, rep.Failed = true, false
+		case r.Outcome == OutcomeHarnessError:
+			rep.Stop = errors.New(r.Message)
+			mu.Lock()
+			lastHarness = r
+			mu.Unlock()
+		}
+		if rep.Failed {
+			mu.Lock()
+			if firstSeq < 0 || seq < firstSeq {
+				first, firstSeq = r, seq
+			}
+			mu.Unlock()
+		}
+		return rep
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Scenario: sc.Name, Summary: sum}
+	switch {
+	case first != nil:
+		res.Outcome, res.Message = first.Outcome, first.Message
+		res.Artifact = e.recordAttempt(sc, "explore", first)
+		res.Artifact.Search = searchRecord(e.opts, sum, firstSeq)
+	case sum.StopReason == search.StopHarness:
+		res.Outcome, res.Message = OutcomeHarnessError, sum.StopErr.Error()
+		if lastHarness != nil {
+			res.Artifact = e.recordAttempt(sc, "explore", lastHarness)
+			res.Artifact.Search = searchRecord(e.opts, sum, sum.Attempted-1)
+		}
+	case sum.StopReason == search.StopCancelled:
+		return res, ctx.Err()
+	case !sum.Exhausted():
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("%s after %d attempts with %d prefixes pending: not every order was explored", sum.StopReason, sum.Attempted, sum.Pending)
+	case sum.Inconclusive > 0:
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("%d of %d attempts could not be judged", sum.Inconclusive, sum.Attempted)
+	default:
+		res.Outcome = OutcomePass
+	}
+	return res, nil
+}
+
+func searchRecord(o Options, s *search.Summary, seq int) *artifact.Search {
+	return &artifact.Search{
+		Strategy: s.Strategy, Seed: o.Seed, Attempt: seq, Attempted: s.Attempted, Completed: s.Completed,
+		Violations: s.Failures, Pending: s.Pending, MaxDepth: s.MaxDepth, StopReason: s.StopReason,
+		ElapsedMillis: s.Elapsed.Milliseconds(),
+	}
+}
+
+// RunOnce runs a single attempt in the default (FIFO) order.
+func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	o := opts.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	e, err := openEnv(ctx, o, 1)
+	if err != nil {
+		return nil, err
+	}
+	var res *Result
+	w, err := e.newWorker(ctx)
+	if err == nil {
+		r := w.run(ctx, &sc, nil)
+		w.close(context.Background())
+		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r)}
+	}
+	cleanup := e.closeRecorded()
+	if err != nil {
+		return nil, err
+	}
+	res.Artifact.Cleanup = cleanup
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if res.Outcome.failed() {
+		return res, res.save(o)
+	}
+	return res, nil
+}
+
+// closeRecorded shuts the server side down and says what was cleaned up.
+func (e *env) closeRecorded() artifact.Cleanup {
+	err := e.close()
+	c := artifact.Cleanup{DatabasesDropped: err == nil, ServerStopped: err == nil}
+	if err != nil {
+		c.Error = err.Error()
+	}
+	return c
+}
+
+// save writes the failing artifact when Out is set.
+func (r *Result) save(o Options) error {
+	if o.Out == "" || r.Artifact == nil || !(r.Outcome.failed() || r.Outcome == OutcomeHarnessError) {
+		return nil
+	}
+	if err := artifact.Write(o.Out, r.Artifact, o.Force); err != nil {
+		return fmt.Errorf("save the artifact: %w", err)
+	}
+	r.Saved = o.Out
+	return nil
+}
+
+// Print writes the human summary.
+func (r *Result) Print(w io.Writer) {
+	s := r.Summary
+	verdict := map[Outcome]string{
+		OutcomeViolation: "failure", OutcomeActorError: "failure (an actor returned an error)",
+		OutcomeHarnessError: "error", OutcomeInconclusive: "inconclusive", OutcomePass: "pass",
+	}[r.Outcome]
+	if s != nil {
+		tail := verdict
+		switch {
+		case r.Outcome == OutcomePass && s.PrunedByDepth > 0:
+			tail = fmt.Sprintf("pass: every order with at most %d choices was explored (%d longer prefixes not explored)", s.MaxDepth, s.PrunedByDepth)
+		case r.Outcome == OutcomePass:
+			tail = "frontier exhausted: every order was explored; pass"
+		case r.Outcome == OutcomeInconclusive:
+			tail = "inconclusive: " + r.Message
+		}
+		fmt.Fprintf(w, "%s: %d attempted, %d completed; violations: %d; %s.\n", r.Scenario, s.Attempted, s.Completed, s.Failures, tail)
+		fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d.\n", s.Strategy, s.Pending, s.MaxDepth)
+		if s.Inconclusive > 0 || s.Diverged > 0 {
+			fmt.Fprintf(w, "Not judged: %d inconclusive, %d diverged from their plan.\n", s.Inconclusive, s.Diverged)
+		}
+	} else {
+		fmt.Fprintf(w, "%s: one attempt in the default order; %s.\n", r.Scenario, verdict)
+	}
+	if a := r.Artifact; a != nil {
+		exec, prep, switches := unitCounts(a)
+		line := fmt.Sprintf("Recorded release units: %d; actor switches: %d.", exec, switches)
+		if prep > 0 {
+			line = fmt.Sprintf("Recorded release units: %d (plus %d statement preparations); actor switches: %d.", exec, prep, switches)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if r.Message != "" && r.Outcome != OutcomeInconclusive {
+		fmt.Fprintln(w, strings.TrimSpace(r.Message))
+	}
+	if r.Saved != "" {
+		fmt.Fprintf(w, "Saved %s\n", r.Saved)
+	}
+}
+
+// unitCounts counts executing units, preparation units and actor switches
+// in release order.
+func unitCounts(a *artifact.Artifact) (exec, prep, switches int) {
+	prepare := map[[3]any]bool{}
+	for _, u := range a.Units {
+		if u.Prepare {
+			prepare[[3]any{u.Actor, u.Conn, u.Unit}] = true
+		}
+	}
+	last := ""
+	for _, d := range a.Schedule.Decisions {
+		for _, u := range d.Release {
+			if prepare[[3]any{u.Actor, u.Conn, u.Unit}] {
+				prep++
+				continue
+			}
+			exec++
+			if last != "" && u.Actor != last {
+				switches++
+			}
+			last = u.Actor
+		}
+	}
+	return exec, prep, switches
+}

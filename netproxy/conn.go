@@ -1,0 +1,311 @@
+package netproxy
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+)
+
+const (
+	codeSSLRequest    = 80877103
+	codeGSSENCRequest = 80877104
+	codeCancelRequest = 80877102
+)
+
+// conn is one proxied client connection. The serve goroutine reads the
+// client and owns the framer and assembler; the pump goroutine reads the
+// server and owns the scanner.
+type conn struct {
+	p      *Proxy
+	client net.Conn
+	stream int
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	fr  *framer
+	asm assembler
+
+	// Set by the pump before readyCh closes; read-only afterwards.
+	cg      ConnGate
+	pid     uint32
+	readyCh chan struct{}
+	done    chan struct{} // one token per completed unit
+	pumped  chan struct{} // closed when the pump ends
+
+	scan backendScanner
+
+	wmu sync.Mutex // serialises writes to the client
+
+	mu         sync.Mutex
+	up         net.Conn
+	err        error // first failure
+	aborted    bool
+	terminated bool
+}
+
+func newConn(p *Proxy, nc net.Conn, stream int) *conn {
+	ctx, cancel := context.WithCancel(p.ctx)
+	return &conn{
+		p: p, client: nc, stream: stream, ctx: ctx, cancel: cancel,
+		fr:      newFramer(nc, p.cfg.MaxMessage),
+		asm:     assembler{profile: p.cfg.Profile},
+		readyCh: make(chan struct{}),
+		done:    make(chan struct{}, 1),
+		pumped:  make(chan struct{}),
+	}
+}
+
+// serve runs the connection to its end and reports how it ended.
+func (c *conn) serve() {
+	err := c.run()
+	if err != nil {
+		c.abort(err)
+	}
+	c.mu.Lock()
+	up := c.up
+	c.mu.Unlock()
+	if up != nil {
+		<-c.pumped
+	}
+	c.abort(nil)
+	c.mu.Lock()
+	final := c.err
+	c.mu.Unlock()
+	if c.cg != nil && c.attached() {
+		c.cg.Closed(final)
+	}
+	c.p.cfg.Recorder.Closed(c.stream, final)
+}
+
+func (c *conn) attached() bool {
+	select {
+	case <-c.readyCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// abort records err as the reason (when it is the first one), tells the
+// client when the protocol stream allows it, and closes both sides.
+func (c *conn) abort(err error) {
+	c.mu.Lock()
+	if c.aborted {
+		c.mu.Unlock()
+		return
+	}
+	c.aborted = true
+	if c.err == nil && err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		c.err = err
+	}
+	up := c.up
+	c.mu.Unlock()
+	if c.err != nil && c.tellClient() {
+		c.wmu.Lock()
+		_, _ = c.client.Write(errorResponse("FATAL", "08P01", c.err.Error()))
+		c.wmu.Unlock()
+	}
+	c.cancel()
+	c.client.Close()
+	if up != nil {
+		up.Close()
+	}
+}
+
+// tellClient reports whether an ErrorResponse can be inserted into the
+// server-to-client stream without cutting a message in half.
+func (c *conn) tellClient() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.scan.hdrN == 0 && c.scan.remain == 0
+}
+
+func (c *conn) fail(err error) error {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+	return err
+}
+
+func (c *conn) run() error {
+	params, err := c.startup()
+	if err != nil || params == nil {
+		return err
+	}
+	return c.forward()
+}
+
+// startup handles SSL/GSSENC negotiation, cancel requests and the start-up
+// packet. It returns nil params for a connection that carried a cancel.
+func (c *conn) startup() ([]string, error) {
+	for {
+		s, e, err := c.fr.startup()
+		if err != nil {
+			return nil, err
+		}
+		pkt := c.fr.buf[s:e]
+		code := binary.BigEndian.Uint32(pkt[4:8])
+		switch code {
+		case codeSSLRequest, codeGSSENCRequest:
+			c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
+			c.fr.discard()
+			c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, []byte{'N'})
+			if _, err := c.client.Write([]byte{'N'}); err != nil {
+				return nil, err
+			}
+			continue
+		case codeCancelRequest:
+			c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
+			err := c.p.routeCancel(pkt)
+			c.fr.discard()
+			return nil, err
+		}
+		if code>>16 != 3 {
+			return nil, c.fail(fmt.Errorf("%w: unsupported protocol version %d.%d", ErrProtocol, code>>16, code&0xffff))
+		}
+		params := parseStartupParams(pkt[8:])
+		for i := 0; i+1 < len(params); i += 2 {
+			if params[i] == "replication" && params[i+1] != "false" && params[i+1] != "off" && params[i+1] != "0" {
+				return nil, c.fail(ErrCopyBoth)
+			}
+		}
+		up, err := c.p.cfg.Dial(c.ctx)
+		if err != nil {
+			return nil, c.fail(fmt.Errorf("cannot reach PostgreSQL: %w", err))
+		}
+		c.mu.Lock()
+		if c.aborted {
+			c.mu.Unlock()
+			up.Close()
+			return nil, net.ErrClosed
+		}
+		c.up = up
+		c.mu.Unlock()
+		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
+		if _, err := up.Write(pkt); err != nil {
+			return nil, err
+		}
+		c.fr.discard()
+		go c.pump(params)
+		return params, nil
+	}
+}
+
+func parseStartupParams(b []byte) []string {
+	var out []string
+	for len(b) > 0 && b[0] != 0 {
+		i := 0
+		for i < len(b) && b[i] != 0 {
+			i++
+		}
+		out = append(out, string(b[:i]))
+		if i >= len(b) {
+			break
+		}
+		b = b[i+1:]
+	}
+	if len(out)%2 == 1 {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// forward is the client-reading loop after the start-up packet.
+func (c *conn) forward() error {
+	inflight := false
+	units := 0
+	for {
+		typ, s, e, err := c.fr.next()
+		if err != nil {
+			return err
+		}
+		if !c.attached() {
+			if typ == 'p' {
+				msg := c.fr.buf[s:e]
+				c.p.cfg.Recorder.Redacted(c.stream, ClientToServer, msg[:5], len(msg), "authentication response")
+				if _, err := c.upstream().Write(msg); err != nil {
+					return err
+				}
+				c.fr.discard()
+				continue
+			}
+			select {
+			case <-c.readyCh:
+			case <-c.pumped:
+				return net.ErrClosed
+			}
+		}
+		st, kind, err := c.asm.feed(typ)
+		if err != nil {
+			return c.fail(err)
+		}
+		switch st {
+		case stepAccumulate:
+			continue
+		case stepPassThrough:
+			if err := c.send(c.fr.buf[s:e]); err != nil {
+				return err
+			}
+			c.fr.discard()
+		case stepTerminate:
+			if err := c.send(c.fr.buf[s:e]); err != nil {
+				return err
+			}
+			c.fr.discard()
+			c.mu.Lock()
+			c.terminated = true
+			c.mu.Unlock()
+			if cw, ok := c.upstream().(interface{ CloseWrite() error }); ok {
+				_ = cw.CloseWrite()
+			}
+			<-c.pumped
+			return nil
+		case stepRelease:
+			if inflight {
+				select {
+				case <-c.done:
+				case <-c.ctx.Done():
+					return net.ErrClosed
+				}
+				inflight = false
+			}
+			u := Unit{Kind: kind, Ordinal: units, Bytes: c.fr.unit(), Types: c.asm.types}
+			if err := c.cg.Await(c.ctx, &u); err != nil {
+				return c.fail(err)
+			}
+			inflight = true
+			if err := c.send(c.fr.unit()); err != nil {
+				return err
+			}
+			units++
+			c.fr.discard()
+			c.asm.reset()
+		}
+	}
+}
+
+func (c *conn) upstream() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.up
+}
+
+// send forwards client bytes upstream in one write and records them.
+func (c *conn) send(b []byte) error {
+	c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, b)
+	_, err := c.upstream().Write(b)
+	return err
+}
+
+func (c *conn) writeClient(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.client.Write(b)
+	return err
+}

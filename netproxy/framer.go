@@ -1,0 +1,148 @@
+package netproxy
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxMessage bounds one client message (and one release unit). The
+// buffer grows only as bytes actually arrive, so a hostile length header
+// cannot make the proxy allocate memory it was not sent.
+const DefaultMaxMessage = 256 << 20
+
+// maxStartupPacket matches PostgreSQL's MAX_STARTUP_PACKET_LENGTH.
+const maxStartupPacket = 10000
+
+const initialBuffer = 16 << 10
+
+// framer reads protocol messages from r into one reusable buffer and hands
+// out their bounds without copying. Bytes from start to pos form the unit
+// being assembled; they stay in place until discard.
+type framer struct {
+	r     io.Reader
+	buf   []byte
+	start int // first byte of the unit being assembled
+	pos   int // first byte not yet handed out
+	end   int // end of bytes read
+	max   int
+}
+
+func newFramer(r io.Reader, max int) *framer {
+	if max <= 0 {
+		max = DefaultMaxMessage
+	}
+	return &framer{r: r, buf: make([]byte, initialBuffer), max: max}
+}
+
+// ErrMessageTooLarge is returned for a message longer than the limit.
+type ErrMessageTooLarge struct {
+	Type   byte
+	Length int
+	Limit  int
+}
+
+func (e *ErrMessageTooLarge) Error() string {
+	return fmt.Sprintf("client message %s of %d bytes exceeds the proxy's limit of %d bytes (raise it with --max-message)", typeName(e.Type), e.Length, e.Limit)
+}
+
+// next frames the next typed message and returns its type and bounds
+// [s, e) in f.buf. Earlier bounds stay valid until discard: growing the
+// buffer keeps offsets relative to start, which next rebases.
+func (f *framer) next() (typ byte, s, e int, err error) {
+	if err := f.need(5); err != nil {
+		return 0, 0, 0, err
+	}
+	typ = f.buf[f.pos]
+	n := int(binary.BigEndian.Uint32(f.buf[f.pos+1:]))
+	if n < 4 {
+		return typ, 0, 0, fmt.Errorf("client message %s has invalid length %d", typeName(typ), n)
+	}
+	if n+1 > f.max || (f.pos-f.start)+n+1 > f.max {
+		return typ, 0, 0, &ErrMessageTooLarge{Type: typ, Length: n + 1 + f.pos - f.start, Limit: f.max}
+	}
+	if err := f.need(n + 1); err != nil {
+		return typ, 0, 0, err
+	}
+	s = f.pos
+	f.pos += n + 1
+	return typ, s, f.pos, nil
+}
+
+// startup frames an untyped start-up packet (length, then contents).
+func (f *framer) startup() (s, e int, err error) {
+	if err := f.need(4); err != nil {
+		return 0, 0, err
+	}
+	n := int(binary.BigEndian.Uint32(f.buf[f.pos:]))
+	if n < 8 || n > maxStartupPacket {
+		return 0, 0, fmt.Errorf("invalid start-up packet length %d", n)
+	}
+	if err := f.need(n); err != nil {
+		return 0, 0, err
+	}
+	s = f.pos
+	f.pos += n
+	return s, f.pos, nil
+}
+
+// unit returns the bytes of the unit assembled so far.
+func (f *framer) unit() []byte { return f.buf[f.start:f.pos] }
+
+// discard drops everything handed out so far.
+func (f *framer) discard() {
+	f.start = f.pos
+	if f.start == f.end {
+		f.start, f.pos, f.end = 0, 0, 0
+	}
+}
+
+// buffered reports whether bytes past pos have already been read.
+func (f *framer) buffered() bool { return f.end > f.pos }
+
+// need makes sure n bytes from pos are in the buffer, reading as needed.
+func (f *framer) need(n int) error {
+	for f.end-f.pos < n {
+		if f.end == len(f.buf) {
+			f.makeRoom(n)
+		}
+		m, err := f.r.Read(f.buf[f.end:])
+		f.end += m
+		if err != nil {
+			if f.end-f.pos >= n {
+				return nil
+			}
+			if err == io.EOF && f.end > f.start {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// makeRoom compacts or grows the buffer so that at least one more byte can
+// be read. Growth is at most double what is held, never the announced length.
+func (f *framer) makeRoom(need int) {
+	held := f.end - f.start
+	if f.start > 0 && f.start >= len(f.buf)/2 {
+		copy(f.buf, f.buf[f.start:f.end])
+		f.pos -= f.start
+		f.end -= f.start
+		f.start = 0
+		return
+	}
+	size := 2 * len(f.buf)
+	if want := (f.pos - f.start) + need; size > want && want > len(f.buf) {
+		size = want
+	}
+	if size <= len(f.buf) {
+		size = len(f.buf) + initialBuffer
+	}
+	nb := make([]byte, size)
+	copy(nb, f.buf[f.start:f.end])
+	f.pos -= f.start
+	f.end = held
+	f.start = 0
+	f.buf = nb
+}

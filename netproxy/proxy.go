@@ -1,0 +1,159 @@
+package netproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+)
+
+// Config is a proxy's wiring. Dial and Gate are required.
+type Config struct {
+	// Dial opens a connection to PostgreSQL, ready for a start-up packet
+	// (TLS, when used upstream, is already negotiated).
+	Dial func(ctx context.Context) (net.Conn, error)
+	// Gate decides releases; one per actor.
+	Gate Gate
+	// Recorder receives every byte; nil records nothing.
+	Recorder Recorder
+	// Profile groups messages into units.
+	Profile Profile
+	// MaxMessage bounds one client message; 0 means DefaultMaxMessage.
+	MaxMessage int
+}
+
+// Proxy listens on a loopback port for one actor and forwards each
+// connection to PostgreSQL.
+type Proxy struct {
+	cfg    Config
+	ln     net.Listener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	conns   map[*conn]struct{}
+	streams int
+	attach  int
+	keys    map[uint32][]byte // backend pid -> cancel key, for this actor's connections
+	closed  bool
+}
+
+// Listen starts a proxy on 127.0.0.1 at a free port.
+func Listen(cfg Config) (*Proxy, error) {
+	if cfg.Dial == nil || cfg.Gate == nil {
+		return nil, errors.New("netproxy: Config.Dial and Config.Gate are required")
+	}
+	if cfg.Recorder == nil {
+		cfg.Recorder = nopRecorder{}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback for the proxy: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{cfg: cfg, ln: ln, ctx: ctx, cancel: cancel, conns: map[*conn]struct{}{}, keys: map[uint32][]byte{}}
+	p.wg.Add(1)
+	go p.acceptLoop()
+	return p, nil
+}
+
+// Addr is the proxy's listening address.
+func (p *Proxy) Addr() *net.TCPAddr { return p.ln.Addr().(*net.TCPAddr) }
+
+func (p *Proxy) acceptLoop() {
+	defer p.wg.Done()
+	for {
+		nc, err := p.ln.Accept()
+		if err != nil {
+			return // closing the listener ends Accept; nothing else stops it
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			nc.Close()
+			return
+		}
+		c := newConn(p, nc, p.streams)
+		p.streams++
+		p.conns[c] = struct{}{}
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go func() {
+			defer p.wg.Done()
+			c.serve()
+			p.mu.Lock()
+			delete(p.conns, c)
+			if c.pid != 0 {
+				delete(p.keys, c.pid)
+			}
+			p.mu.Unlock()
+		}()
+	}
+}
+
+// nextOrdinal numbers connections in the order their start-up completes.
+func (p *Proxy) registerKey(c *conn, pid uint32, key []byte) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keys[pid] = append([]byte(nil), key...)
+	n := p.attach
+	p.attach++
+	return n
+}
+
+// routeCancel forwards a CancelRequest only when it names one of this
+// actor's own connections; every request is reported to the gate.
+func (p *Proxy) routeCancel(pkt []byte) error {
+	if len(pkt) < 12 {
+		return fmt.Errorf("%w: short CancelRequest", ErrProtocol)
+	}
+	pid := uint32(pkt[8])<<24 | uint32(pkt[9])<<16 | uint32(pkt[10])<<8 | uint32(pkt[11])
+	key := pkt[12:]
+	p.mu.Lock()
+	want, ok := p.keys[pid]
+	p.mu.Unlock()
+	forward := ok && bytes.Equal(want, key)
+	p.cfg.Gate.Cancel(pid, forward)
+	if !forward {
+		return nil
+	}
+	up, err := p.cfg.Dial(p.ctx)
+	if err != nil {
+		return fmt.Errorf("forward CancelRequest: %w", err)
+	}
+	defer up.Close()
+	_, err = up.Write(pkt)
+	return err
+}
+
+// CloseConns closes every connection but keeps listening (an actor ended:
+// whatever it left open must not hold locks into the next step).
+func (p *Proxy) CloseConns() {
+	p.mu.Lock()
+	cs := make([]*conn, 0, len(p.conns))
+	for c := range p.conns {
+		cs = append(cs, c)
+	}
+	p.mu.Unlock()
+	for _, c := range cs {
+		c.abort(errActorEnded)
+	}
+}
+
+var errActorEnded = errors.New("the actor ended with this connection still open")
+
+// Close stops listening, closes every connection and waits for the proxy's
+// goroutines to end.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	err := p.ln.Close()
+	p.cancel()
+	p.CloseConns()
+	p.wg.Wait()
+	return err
+}

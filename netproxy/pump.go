@@ -1,0 +1,145 @@
+package netproxy
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+const pumpBuffer = 32 << 10
+
+// pump forwards server bytes to the client. During start-up it works message
+// by message (to redact authentication exchanges and attach to the gate at
+// the first ReadyForQuery); afterwards it streams chunks untouched.
+func (c *conn) pump(params []string) {
+	defer close(c.pumped)
+	rest, err := c.pumpStartup(params)
+	if err != nil {
+		c.abort(err)
+		return
+	}
+	buf := make([]byte, pumpBuffer)
+	if len(rest) > 0 {
+		if err := c.forwardChunk(rest); err != nil {
+			c.abort(err)
+			return
+		}
+	}
+	up := c.upstream()
+	for {
+		n, err := up.Read(buf)
+		if n > 0 {
+			if ferr := c.forwardChunk(buf[:n]); ferr != nil {
+				c.abort(ferr)
+				return
+			}
+		}
+		if err != nil {
+			c.abort(c.serverClosed(err))
+			return
+		}
+	}
+}
+
+// serverClosed explains the end of the server side.
+func (c *conn) serverClosed(err error) error {
+	c.mu.Lock()
+	terminated := c.terminated
+	c.mu.Unlock()
+	if terminated && err == io.EOF {
+		return nil
+	}
+	c.wmu.Lock()
+	code, msg := string(c.scan.result.SQLState), string(c.scan.result.Error)
+	c.wmu.Unlock()
+	if code != "" {
+		return fmt.Errorf("PostgreSQL closed the connection: %s (SQLSTATE %s)", msg, code)
+	}
+	if err == io.EOF {
+		return nil // the client closed its side first; nothing went wrong here
+	}
+	return err
+}
+
+// forwardChunk scans, forwards and records one chunk, then acts on what the
+// scanner saw (after the client has the bytes).
+func (c *conn) forwardChunk(b []byte) error {
+	c.wmu.Lock()
+	c.scan.scan(b)
+	_, err := c.client.Write(b)
+	c.wmu.Unlock()
+	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
+	if err != nil {
+		return err
+	}
+	for _, ev := range c.scan.events {
+		switch ev {
+		case evReady:
+			c.cg.Complete(c.scan.finishResult())
+			c.scan.resetResult()
+			select {
+			case c.done <- struct{}{}:
+			default: // an unsolicited ReadyForQuery; the reader is not waiting for it
+			}
+		case evCopyBoth:
+			return ErrCopyBoth
+		}
+	}
+	return nil
+}
+
+// pumpStartup relays authentication and start-up messages one at a time
+// until the first ReadyForQuery, then attaches to the gate. It returns any
+// bytes read past that point.
+func (c *conn) pumpStartup(params []string) ([]byte, error) {
+	fr := newFramer(c.upstream(), 1<<20)
+	for {
+		typ, s, e, err := fr.next()
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, c.serverClosed(io.ErrUnexpectedEOF)
+			}
+			return nil, err
+		}
+		msg := fr.buf[s:e]
+		switch typ {
+		case 'R':
+			if len(msg) >= 9 && (binary.BigEndian.Uint32(msg[5:9]) == 11 || binary.BigEndian.Uint32(msg[5:9]) == 12) {
+				// SASLContinue and SASLFinal carry the server's proof.
+				c.p.cfg.Recorder.Redacted(c.stream, ServerToClient, msg[:9], len(msg), "SASL exchange")
+			} else {
+				c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, msg)
+			}
+		case 'K':
+			c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, msg)
+			if len(msg) >= 9 {
+				c.pid = binary.BigEndian.Uint32(msg[5:9])
+				c.scan.key = append(c.scan.key[:0], msg[9:]...)
+			}
+		case 'Z':
+			c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, msg)
+			ordinal := c.p.registerKey(c, c.pid, c.scan.key)
+			cg, err := c.p.cfg.Gate.Attach(ConnInfo{Ordinal: ordinal, Stream: c.stream, BackendPID: c.pid, Params: params})
+			if err != nil {
+				return nil, err
+			}
+			c.cg = cg
+			if err := c.writeClient(msg); err != nil {
+				return nil, err
+			}
+			close(c.readyCh)
+			return fr.buf[fr.pos:fr.end], nil
+		case 'E':
+			c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, msg)
+			c.wmu.Lock()
+			c.scan.parseError(msg[5:])
+			c.wmu.Unlock()
+		default:
+			c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, msg)
+		}
+		if err := c.writeClient(msg); err != nil {
+			return nil, err
+		}
+		fr.discard()
+	}
+}

@@ -1,0 +1,92 @@
+package interleave
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/pginterleave/interleave/netproxy"
+)
+
+// Options configure where and how attempts run. The zero value is usable:
+// a managed throwaway PostgreSQL from local binaries, the default profiles,
+// a FIFO search with no attempt or time budget.
+type Options struct {
+	// DatabaseURL selects a dedicated test server instead of the managed
+	// default; Interleave creates and drops only databases named
+	// interleave_<hex> on it. Empty also consults TEST_DATABASE_URL.
+	DatabaseURL string
+	// PGBin is the directory with initdb and postgres for the managed server.
+	PGBin string
+
+	// Connections is "single-producer" (default: one connection at a time
+	// per actor) or "multi-producer" (connection pools).
+	Connections string
+	// ProtocolProfile is "sync-cycle" (default) or "flush-stages".
+	ProtocolProfile string
+	// AttemptTimeout bounds one attempt; a hang becomes inconclusive.
+	// Zero means 30s.
+	AttemptTimeout time.Duration
+	// Settle is the quiet time that ends a multi-producer actor's turn.
+	Settle time.Duration
+
+	// Search budgets. Zero means unlimited.
+	MaxAttempts int
+	MaxTime     time.Duration
+	MaxDepth    int
+	// KeepGoing continues after the first violation.
+	KeepGoing bool
+	// Strategy is "fifo" (default); Seed feeds randomized strategies.
+	Strategy string
+	Seed     int64
+
+	// Out is where a failing artifact is written ("" writes none); Force
+	// allows overwriting it.
+	Out   string
+	Force bool
+
+	// Stdout receives summaries (default os.Stdout); Stderr receives
+	// progress and diagnostics (default os.Stderr).
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+func (o *Options) withDefaults() Options {
+	c := *o
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = os.Getenv("TEST_DATABASE_URL")
+	}
+	if c.AttemptTimeout == 0 {
+		c.AttemptTimeout = 30 * time.Second
+	}
+	if c.Strategy == "" {
+		c.Strategy = "fifo"
+	}
+	if c.Stdout == nil {
+		c.Stdout = os.Stdout
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	return c
+}
+
+func (o *Options) validate() error {
+	switch o.Connections {
+	case "", "single-producer", "multi-producer", "multi-producer-v1":
+	default:
+		return fmt.Errorf("unknown connection profile %q (known: single-producer, multi-producer)", o.Connections)
+	}
+	if _, err := netproxy.ParseProfile(o.ProtocolProfile); err != nil {
+		return err
+	}
+	if o.MaxAttempts < 0 || o.MaxDepth < 0 || o.MaxTime < 0 || o.AttemptTimeout < 0 {
+		return fmt.Errorf("budgets cannot be negative")
+	}
+	return nil
+}
+
+func (o *Options) multiProducer() bool {
+	return o.Connections == "multi-producer" || o.Connections == "multi-producer-v1"
+}

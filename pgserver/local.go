@@ -1,0 +1,388 @@
+package pgserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LocalOptions configures a managed throwaway cluster.
+type LocalOptions struct {
+	// BinDir holds initdb and postgres; empty means FindBinDir("").
+	BinDir string
+	// MaxConnections sets max_connections; 0 means 100.
+	MaxConnections int
+	// Auth is the authentication method for every connection: "trust"
+	// (default), "scram-sha-256" or "md5". With a password method the cluster
+	// gets a random password, available from Password().
+	Auth string
+	// Settings are extra server settings (name -> value), applied last.
+	Settings map[string]string
+	// Logf, when set, receives progress lines.
+	Logf func(format string, args ...any)
+}
+
+// Local is a managed cluster in a private temporary directory. Close stops
+// it and removes the directory.
+type Local struct {
+	binDir   string
+	root     string // temp dir: data/, socket, log
+	sockDir  string
+	port     int
+	user     string
+	password string
+	version  string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	exitErr  error
+	admin    *admin
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// testSpeedSettings trade durability for speed: the cluster is thrown away.
+// autovacuum is off so that no background session takes locks an attempt
+// could wait on; deadlock_timeout is low but far above scheduling latency so
+// the victim of a deadlock is the same on every run.
+var testSpeedSettings = [][2]string{
+	{"fsync", "off"},
+	{"synchronous_commit", "off"},
+	{"full_page_writes", "off"},
+	{"autovacuum", "off"},
+	{"jit", "off"},
+	{"deadlock_timeout", "100ms"},
+	{"lc_messages", "C"},
+	{"shared_buffers", "32MB"},
+	{"max_wal_size", "1GB"},
+	{"checkpoint_timeout", "1h"},
+	{"log_min_messages", "warning"},
+}
+
+// StartLocal initialises and starts a throwaway cluster. On error nothing is
+// left behind.
+func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {
+	bin, err := FindBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	runAs, err := serverAccount()
+	if err != nil {
+		return nil, err
+	}
+	root, err := makeRoot(runAs)
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{binDir: bin, root: root, sockDir: root, user: "postgres", exited: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(root)
+		}
+	}()
+	if opts.Auth == "" {
+		opts.Auth = "trust"
+	}
+	if err := l.initdb(ctx, runAs, opts.Auth); err != nil {
+		return nil, err
+	}
+	if err := l.start(ctx, runAs, opts); err != nil {
+		return nil, err
+	}
+	l.admin = newAdmin(l.ConnString("postgres"))
+	if v, err := l.queryVersion(ctx); err == nil {
+		l.version = v
+	}
+	return l, nil
+}
+
+// serverAccount is the account the server runs as: the current user, or an
+// unprivileged one when running as root (initdb and postgres refuse root).
+func serverAccount() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	for _, name := range []string{"postgres", "nobody"} {
+		uid, gid, ok := lookupAccount(name)
+		if ok {
+			return &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}, nil
+		}
+	}
+	return nil, errors.New("running as root, and neither a postgres nor a nobody account exists to run PostgreSQL as; create one (useradd postgres) or run as an ordinary user")
+}
+
+func makeRoot(runAs *syscall.Credential) (string, error) {
+	base := os.TempDir()
+	// The socket path is limited to about 103 bytes, and the server's account
+	// must be able to reach the directory.
+	if len(base) > 60 || (runAs != nil && !worldSearchable(base)) {
+		base = "/tmp"
+	}
+	root, err := os.MkdirTemp(base, "interleave-pg-")
+	if err != nil {
+		return "", fmt.Errorf("create a temporary directory for PostgreSQL: %w", err)
+	}
+	if runAs != nil {
+		if err := os.Chown(root, int(runAs.Uid), int(runAs.Gid)); err != nil {
+			_ = os.RemoveAll(root)
+			return "", fmt.Errorf("hand %s to the server account: %w", root, err)
+		}
+	}
+	return root, nil
+}
+
+func worldSearchable(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == "/" || d == "." {
+			return true
+		}
+	}
+}
+
+func (l *Local) dataDir() string { return filepath.Join(l.root, "data") }
+func (l *Local) logPath() string { return filepath.Join(l.root, "postgres.log") }
+
+func (l *Local) initdb(ctx context.Context, runAs *syscall.Credential, auth string) error {
+	args := []string{"-D", l.dataDir(), "-U", l.user, "--no-sync", "-E", "UTF8", "--locale=C", "--no-instructions"}
+	if auth == "trust" {
+		args = append(args, "-A", "trust")
+	} else {
+		l.password = newDatabaseName()[len("interleave_"):]
+		pwfile := filepath.Join(l.root, "pwfile")
+		if err := os.WriteFile(pwfile, []byte(l.password+"\n"), 0o600); err != nil {
+			return err
+		}
+		if runAs != nil {
+			_ = os.Chown(pwfile, int(runAs.Uid), int(runAs.Gid))
+		}
+		defer os.Remove(pwfile)
+		args = append(args, "-A", auth, "--pwfile", pwfile)
+		if auth == "md5" {
+			args = append(args, "--set", "password_encryption=md5")
+		}
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(l.binDir, "initdb"), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: runAs, Setpgid: true}
+	cmd.Env = serverEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("initdb failed (%v): %s", err, tail(string(out), 800))
+	}
+	return nil
+}
+
+func serverEnv() []string {
+	env := []string{"LC_ALL=C", "LANG=C"}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "LD_LIBRARY_PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func (l *Local) start(ctx context.Context, runAs *syscall.Credential, opts LocalOptions) error {
+	maxConn := opts.MaxConnections
+	if maxConn <= 0 {
+		maxConn = 100
+	}
+	var lastErr error
+	for try := 0; try < 5; try++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		l.port = port
+		args := []string{"-D", l.dataDir(), "-k", l.sockDir, "-p", strconv.Itoa(port),
+			"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=" + strconv.Itoa(maxConn)}
+		for _, kv := range testSpeedSettings {
+			args = append(args, "-c", kv[0]+"="+kv[1])
+		}
+		for k, v := range opts.Settings {
+			args = append(args, "-c", k+"="+v)
+		}
+		logf, err := os.OpenFile(l.logPath(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(filepath.Join(l.binDir, "postgres"), args...)
+		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.Env = serverEnv()
+		// Own process group: a terminal's Ctrl+C reaches us, not the server,
+		// so that shutdown happens in order. Pdeathsig stops the server if
+		// this process is killed outright.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: runAs, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+		if err := cmd.Start(); err != nil {
+			logf.Close()
+			return fmt.Errorf("start postgres: %w", err)
+		}
+		logf.Close()
+		l.cmd = cmd
+		l.exited = make(chan struct{})
+		go func(ch chan struct{}) { l.exitErr = cmd.Wait(); close(ch) }(l.exited)
+		err = l.waitReady(ctx)
+		if err == nil {
+			return nil
+		}
+		l.stop()
+		lastErr = err
+		log, _ := os.ReadFile(l.logPath())
+		if !strings.Contains(string(log), "could not bind") && !strings.Contains(string(log), "already in use") {
+			return err
+		}
+	}
+	return lastErr
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (l *Local) waitReady(ctx context.Context) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-l.exited:
+			log, _ := os.ReadFile(l.logPath())
+			return fmt.Errorf("postgres exited during start-up: %s", tail(string(log), 800))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		c, err := pgx.Connect(cctx, l.ConnString("postgres"))
+		cancel()
+		if err == nil {
+			_ = c.Close(ctx)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not accept connections within 60s: %w", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (l *Local) queryVersion(ctx context.Context) (string, error) {
+	c, err := pgx.Connect(ctx, l.ConnString("postgres"))
+	if err != nil {
+		return "", err
+	}
+	defer c.Close(ctx)
+	var v string
+	err = c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	return v, err
+}
+
+// stop shuts the server down: fast shutdown, then immediate, then kill.
+func (l *Local) stop() {
+	if l.cmd == nil || l.cmd.Process == nil {
+		return
+	}
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGINT, 10 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
+		_ = l.cmd.Process.Signal(step.sig)
+		select {
+		case <-l.exited:
+			// The postmaster is gone; its children follow it. Kill any
+			// stragglers in its process group.
+			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+			return
+		case <-time.After(step.wait):
+		}
+	}
+}
+
+// Endpoint is the server's Unix socket.
+func (l *Local) Endpoint() Endpoint {
+	return Endpoint{Network: "unix", Address: filepath.Join(l.sockDir, ".s.PGSQL."+strconv.Itoa(l.port))}
+}
+
+// ConnString connects over the private Unix socket.
+func (l *Local) ConnString(database string) string {
+	u := url.URL{Scheme: "postgres", Path: "/" + database}
+	if l.password != "" {
+		u.User = url.UserPassword(l.user, l.password)
+	} else {
+		u.User = url.User(l.user)
+	}
+	q := url.Values{"host": {l.sockDir}, "port": {strconv.Itoa(l.port)}, "sslmode": {"disable"}}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func (l *Local) MaintenanceDB() string { return "postgres" }
+func (l *Local) User() string          { return l.user }
+func (l *Local) Password() string      { return l.password }
+
+// Port is the loopback TCP port the server also listens on.
+func (l *Local) Port() int { return l.port }
+
+// Root is the private directory holding the cluster.
+func (l *Local) Root() string { return l.root }
+
+// Pid is the postmaster's process id.
+func (l *Local) Pid() int { return l.cmd.Process.Pid }
+
+// Version is the server_version setting.
+func (l *Local) Version() string { return l.version }
+
+func (l *Local) Describe() string {
+	return fmt.Sprintf("managed PostgreSQL %s (%s, 127.0.0.1:%d)", l.version, l.binDir, l.port)
+}
+
+func (l *Local) CreateDatabase(ctx context.Context) (string, error) { return l.admin.create(ctx) }
+func (l *Local) DropDatabase(ctx context.Context, name string) error {
+	return l.admin.drop(ctx, name)
+}
+
+// Close stops the server and removes its directory. It is safe to call more
+// than once and from a signal path.
+func (l *Local) Close() error {
+	l.closeOnce.Do(func() {
+		if l.admin != nil {
+			l.admin.mu.Lock()
+			if l.admin.conn != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				_ = l.admin.conn.Close(ctx)
+				cancel()
+				l.admin.conn = nil
+			}
+			l.admin.mu.Unlock()
+		}
+		l.stop()
+		l.closeErr = os.RemoveAll(l.root)
+	})
+	return l.closeErr
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "..." + s[len(s)-n:]
+	}
+	return s
+}

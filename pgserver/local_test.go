@@ -1,0 +1,92 @@
+package pgserver
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestLocalLifecycleAndReset(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := StartLocal(ctx, LocalOptions{})
+	if err != nil {
+		t.Fatalf("StartLocal: %v", err)
+	}
+	root, pid := srv.Root(), srv.Pid()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	db, err := srv.CreateDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsOwnedName(db) {
+		t.Fatalf("database name %q does not have Interleave's form", db)
+	}
+	conn, err := pgx.Connect(ctx, srv.ConnString(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Snapshot(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	mustExec(`CREATE TABLE t (id serial PRIMARY KEY, v int)`)
+	mustExec(`INSERT INTO t (v) VALUES (1), (2)`)
+	mustExec(`CREATE SCHEMA other`)
+	mustExec(`CREATE TABLE other.x (a int)`)
+	mustExec(`SELECT lo_create(0)`)
+	other, err := pgx.Connect(ctx, srv.ConnString(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, `BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := ResetDatabase(ctx, conn, db, p); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	var tables, schemas, los int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public','other')),
+		(SELECT count(*) FROM pg_namespace WHERE nspname = 'other'), (SELECT count(*) FROM pg_largeobject_metadata)`).Scan(&tables, &schemas, &los); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 || schemas != 0 || los != 0 {
+		t.Fatalf("after reset: %d relations, %d schema other, %d large objects; want none", tables, schemas, los)
+	}
+	mustExec(`CREATE TABLE t (id serial PRIMARY KEY, v int)`) // public is usable again
+	if err := other.Ping(ctx); err == nil {
+		t.Fatal("the session holding a lock survived the reset")
+	}
+	if err := ResetDatabase(ctx, conn, "postgres", p); err == nil {
+		t.Fatal("ResetDatabase accepted a database Interleave did not create")
+	}
+	if err := srv.DropDatabase(ctx, "postgres"); err == nil {
+		t.Fatal("DropDatabase accepted a database Interleave did not create")
+	}
+	conn.Close(ctx)
+	if err := srv.DropDatabase(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Fatalf("temporary directory %s still exists after Close (%v)", root, err)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Fatalf("postmaster %d still running after Close", pid)
+	}
+}

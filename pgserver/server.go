@@ -1,0 +1,56 @@
+package pgserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+)
+
+// Endpoint says how a proxy reaches the server.
+type Endpoint struct {
+	Network string      // "unix" or "tcp"
+	Address string      // socket path or host:port
+	TLS     *tls.Config // non-nil when the upstream side must use TLS
+}
+
+// Server is a PostgreSQL server Interleave may create databases on.
+// Implementations are safe for concurrent use.
+type Server interface {
+	// Endpoint is where proxies connect.
+	Endpoint() Endpoint
+	// ConnString is a libpq-style URL for a direct connection to database.
+	// It may carry a password: never print it.
+	ConnString(database string) string
+	// User and Password are the credentials actors present (through their proxy).
+	User() string
+	Password() string
+	// CreateDatabase creates an empty database named interleave_<hex>.
+	CreateDatabase(ctx context.Context) (string, error)
+	// DropDatabase terminates the sessions in name and drops it. It refuses any
+	// database this server value did not create.
+	DropDatabase(ctx context.Context, name string) error
+	// MaintenanceDB is a database that always exists (for monitors).
+	MaintenanceDB() string
+	// Version is the server_version setting.
+	Version() string
+	// Describe names the server for summaries (never includes a password).
+	Describe() string
+	// Close drops every database still owned and releases the server.
+	Close() error
+}
+
+var ownedName = regexp.MustCompile(`^interleave_[0-9a-f]{16}$`)
+
+// IsOwnedName reports whether name has the form Interleave gives its databases.
+func IsOwnedName(name string) bool { return ownedName.MatchString(name) }
+
+func newDatabaseName() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand failed: %v", err))
+	}
+	return "interleave_" + hex.EncodeToString(b[:])
+}

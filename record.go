@@ -1,0 +1,178 @@
+package interleave
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// Version is Interleave's version, recorded in every artifact.
+const Version = "0.1.0-dev"
+
+// recordAttempt turns one attempt into an artifact.
+func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifact.Artifact {
+	names := sc.actorNames()
+	ref := func(u sched.UnitRef, hash uint64) artifact.UnitRef {
+		return artifact.UnitRef{Actor: names[u.Actor], Conn: u.Conn, Unit: u.Unit, Hash: hashString(hash)}
+	}
+	hashes := map[sched.UnitRef]uint64{}
+	if r.Sched != nil {
+		for _, u := range r.Sched.Units {
+			hashes[u.Ref] = u.Hash
+		}
+	}
+	a := &artifact.Artifact{
+		SchemaVersion: artifact.SchemaVersion,
+		Tool:          artifact.Tool{Name: "interleave", Version: Version},
+		CreatedAt:     time.Now().UTC().Truncate(time.Millisecond),
+		Scenario:      artifact.Scenario{Name: sc.Name, Actors: names, Kind: "go"},
+		Mode:          mode,
+		Outcome:       outcomeRecord(r.Outcome, r.Message),
+		Environment:   e.environment(),
+		Limits:        e.limits(),
+		Schedule:      artifact.Schedule{Decisions: []artifact.Decision{}, Choices: []artifact.Choice{}},
+		Units:         []artifact.Unit{},
+		Connections:   []artifact.Connection{},
+	}
+	for _, ar := range r.Actors {
+		rec := artifact.ActorResult{Actor: ar.Actor}
+		if ar.Err != nil {
+			rec.Error = ar.Err.Error()
+		}
+		if ar.Value != nil {
+			if b, err := json.Marshal(ar.Value); err == nil {
+				rec.Value = b
+			} else {
+				b, _ := json.Marshal(fmt.Sprintf("%v", ar.Value))
+				rec.Value = b
+			}
+		}
+		a.Actors = append(a.Actors, rec)
+	}
+	if r.Sched == nil {
+		return a
+	}
+	alternatives := map[sched.UnitRef][]artifact.UnitRef{}
+	for _, d := range r.Sched.Decisions {
+		ad := artifact.Decision{Step: d.Step, Choice: d.Choice, Release: []artifact.UnitRef{}, Candidates: []artifact.UnitRef{}}
+		for _, u := range d.Released {
+			ad.Release = append(ad.Release, ref(u, hashes[u]))
+		}
+		for _, c := range d.Candidates {
+			ad.Candidates = append(ad.Candidates, ref(c.Ref, c.Hash))
+		}
+		for _, b := range d.Blocked {
+			ad.Blocked = append(ad.Blocked, ref(b, hashes[b]))
+		}
+		for _, u := range d.Released {
+			for _, c := range ad.Candidates {
+				if c.Actor != names[u.Actor] || c.Conn != u.Conn || c.Unit != u.Unit {
+					alternatives[u] = append(alternatives[u], c)
+				}
+			}
+		}
+		a.Schedule.Decisions = append(a.Schedule.Decisions, ad)
+		if d.Choice {
+			a.Schedule.Choices = append(a.Schedule.Choices, artifact.Choice{Step: d.Step, Release: ad.Release})
+		}
+	}
+	texts := newStatementTexts()
+	for _, u := range r.Sched.Units {
+		sqls, params := texts.decode(u)
+		au := artifact.Unit{
+			Actor: names[u.Ref.Actor], Conn: u.Ref.Conn, Unit: u.Ref.Unit,
+			Protocol: u.Kind.String(), Messages: u.Types, SQL: sqls, Params: params,
+			Hash: hashString(u.Hash), Prepare: u.Prepare, BackendPID: u.BackendPID,
+			PendingStep: u.PendingStep, ReleaseStep: u.ReleaseStep, Pair: u.Pair,
+			Alternatives: alternatives[u.Ref],
+			PendingUS:    u.PendingAt.Microseconds(), ReleasedUS: u.ReleasedAt.Microseconds(), CompletedUS: u.CompletedAt.Microseconds(),
+			Completed: u.Completed, Tags: u.Tags, Rows: u.Rows, SQLState: u.SQLState, Error: u.Error,
+		}
+		if au.SQL == nil {
+			au.SQL = []string{}
+		}
+		if u.TxStatus != 0 {
+			au.TxStatus = string(rune(u.TxStatus))
+		}
+		switch u.Copy {
+		case 'G':
+			au.Copy = "in"
+		case 'H':
+			au.Copy = "out"
+		}
+		for _, w := range u.LockWaits {
+			lw := artifact.LockWait{Step: w.Step, AtUS: w.At.Microseconds(), BlockingPIDs: w.PIDs, BlockingActors: []string{}}
+			for _, b := range w.Blockers {
+				lw.BlockingActors = append(lw.BlockingActors, names[b])
+			}
+			au.LockWaits = append(au.LockWaits, lw)
+		}
+		a.Units = append(a.Units, au)
+	}
+	for _, l := range r.Sched.Lanes {
+		c := artifact.Connection{Actor: names[l.Actor], Conn: l.Ordinal, Stream: l.Stream, BackendPID: l.BackendPID, Error: l.Error, Params: [][2]string{}}
+		for i := 0; i+1 < len(l.Params); i += 2 {
+			if l.Params[i] == "password" {
+				continue
+			}
+			c.Params = append(c.Params, [2]string{l.Params[i], l.Params[i+1]})
+		}
+		a.Connections = append(a.Connections, c)
+	}
+	for _, c := range r.Sched.Cancels {
+		a.Cancels = append(a.Cancels, artifact.Cancel{Actor: names[c.Actor], PID: c.PID, Forwarded: c.Forwarded, AtUS: c.At.Microseconds()})
+	}
+	return a
+}
+
+func outcomeRecord(o Outcome, msg string) artifact.Outcome {
+	rec := artifact.Outcome{Kind: string(o), Message: msg, ExitCode: o.ExitCode()}
+	if o.failed() {
+		rec.FailureFingerprint = artifact.FailureFingerprint(string(o), msg)
+	}
+	return rec
+}
+
+func hashString(h uint64) string {
+	s := strconv.FormatUint(h, 16)
+	for len(s) < 16 {
+		s = "0" + s
+	}
+	return s
+}
+
+func (e *env) environment() artifact.Environment {
+	return artifact.Environment{
+		PostgresVersion:   e.server.Version(),
+		Server:            e.server.Describe(),
+		GoVersion:         runtime.Version(),
+		InterleaveVersion: Version,
+		OS:                runtime.GOOS,
+		Arch:              runtime.GOARCH,
+	}
+}
+
+func (e *env) limits() artifact.Limits {
+	o := e.opts
+	conns := o.Connections
+	if conns == "" {
+		conns = "single-producer"
+	}
+	profile := o.ProtocolProfile
+	if profile == "" {
+		profile = "sync-cycle"
+	}
+	return artifact.Limits{
+		AttemptTimeoutMS: o.AttemptTimeout.Milliseconds(),
+		MaxAttempts:      o.MaxAttempts,
+		MaxTimeMS:        o.MaxTime.Milliseconds(),
+		MaxDepth:         o.MaxDepth,
+		Connections:      conns,
+		ProtocolProfile:  profile,
+	}
+}

@@ -1,0 +1,335 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	"github.com/pginterleave/interleave/netproxy"
+)
+
+// Config is one attempt's scheduling set-up.
+type Config struct {
+	Actors  []string
+	Policy  Policy      // nil means FIFO
+	Monitor LockMonitor // required
+	// MultiProducer lets an actor drive several connections at once (pools).
+	// Quiescence then also needs Settle without events from the actor.
+	MultiProducer bool
+	Settle        time.Duration
+	// PollFirst is how long after a release the first lock poll waits for the
+	// unit to complete on its own; PollMax caps the backoff between polls.
+	PollFirst time.Duration
+	PollMax   time.Duration
+}
+
+// Typed errors callers branch on.
+var (
+	// ErrInconclusive: the attempt could not be judged (deadline, a lock held
+	// by a session that is not an actor).
+	ErrInconclusive = errors.New("inconclusive")
+	// ErrSecondProducer: an actor used two connections at once under the
+	// single-producer profile.
+	ErrSecondProducer = netproxy.ErrSecondProducer
+)
+
+// Attempt schedules one attempt. Proxies call its gates from their
+// goroutines; Run is the decider. All state is guarded by mu.
+type Attempt struct {
+	cfg   Config
+	start time.Time
+	wake  chan struct{}
+
+	mu        sync.Mutex
+	actors    []actorState
+	lanes     []*lane
+	units     []*UnitRecord
+	decisions []Decision
+	cancels   []CancelEvent
+	epoch     uint64
+	aborted   bool
+	abortErr  error
+	laneErr   error // first connection failure the proxy reported
+}
+
+type actorState struct {
+	name      string
+	done      bool
+	lastEvent time.Time
+}
+
+type laneState uint8
+
+const (
+	laneIdle laneState = iota
+	lanePending
+	laneExecuting
+)
+
+type lane struct {
+	a       *Attempt
+	info    LaneInfo
+	state   laneState
+	unit    *UnitRecord
+	release chan error
+	closed  bool
+	// produced: the lane has sent at least one unit.
+	produced bool
+	// blockedAt is the epoch at which PostgreSQL confirmed the executing
+	// unit waits on another actor; valid while it equals a.epoch.
+	blockedAt uint64
+	waiting   bool // the current unit has a recorded, unfinished lock wait
+}
+
+// New prepares an attempt for cfg.Actors.
+func New(cfg Config) *Attempt {
+	if cfg.Policy == nil {
+		cfg.Policy = FIFO{}
+	}
+	if cfg.PollFirst == 0 {
+		cfg.PollFirst = 100 * time.Microsecond
+	}
+	if cfg.PollMax == 0 {
+		cfg.PollMax = 5 * time.Millisecond
+	}
+	if cfg.MultiProducer && cfg.Settle == 0 {
+		cfg.Settle = 5 * time.Millisecond
+	}
+	a := &Attempt{cfg: cfg, start: time.Now(), wake: make(chan struct{}, 1), epoch: 1}
+	for _, n := range cfg.Actors {
+		a.actors = append(a.actors, actorState{name: n, lastEvent: a.start})
+	}
+	return a
+}
+
+// Gate returns the netproxy.Gate for actor i.
+func (a *Attempt) Gate(i int) netproxy.Gate { return actorGate{a, i} }
+
+func (a *Attempt) since() time.Duration { return time.Since(a.start) }
+
+// poke wakes the decider; callers hold mu.
+func (a *Attempt) poke() {
+	a.epoch++
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ActorDone records that actor i's code returned.
+func (a *Attempt) ActorDone(i int) {
+	a.mu.Lock()
+	a.actors[i].done = true
+	a.poke()
+	a.mu.Unlock()
+}
+
+// Abort stops the attempt: pending units are refused with err and Run
+// returns it.
+func (a *Attempt) Abort(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.abortLocked(err)
+}
+
+func (a *Attempt) abortLocked(err error) {
+	if a.aborted {
+		return
+	}
+	a.aborted, a.abortErr = true, err
+	for _, l := range a.lanes {
+		if l.state == lanePending {
+			l.release <- err
+			l.state = laneIdle
+		}
+	}
+	a.poke()
+}
+
+// Result returns the record. Call it after Run has returned.
+func (a *Attempt) Result() *Result {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := &Result{Decisions: a.decisions, Units: a.units, Cancels: a.cancels}
+	for _, l := range a.lanes {
+		r.Lanes = append(r.Lanes, l.info)
+	}
+	r.Err = a.abortErr
+	if r.Err == nil {
+		r.Err = a.laneErr
+	}
+	return r
+}
+
+// LaneError is the first connection failure a proxy reported (a named
+// protocol error, a second producer), or nil.
+func (a *Attempt) LaneError() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.laneErr
+}
+
+type actorGate struct {
+	a     *Attempt
+	actor int
+}
+
+func (g actorGate) Attach(info netproxy.ConnInfo) (netproxy.ConnGate, error) {
+	a := g.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.aborted {
+		return nil, a.abortErr
+	}
+	l := &lane{a: a, release: make(chan error, 1), info: LaneInfo{
+		Actor: g.actor, Ordinal: info.Ordinal, Stream: info.Stream, BackendPID: info.BackendPID, Params: info.Params,
+	}}
+	a.lanes = append(a.lanes, l)
+	a.actors[g.actor].lastEvent = time.Now()
+	a.poke()
+	return l, nil
+}
+
+func (g actorGate) Cancel(pid uint32, forwarded bool) {
+	a := g.a
+	a.mu.Lock()
+	a.cancels = append(a.cancels, CancelEvent{Actor: g.actor, PID: pid, Forwarded: forwarded, At: a.since()})
+	a.mu.Unlock()
+}
+
+// Await registers u as pending and blocks until the decider releases it.
+func (l *lane) Await(ctx context.Context, u *netproxy.Unit) error {
+	a := l.a
+	a.mu.Lock()
+	if a.aborted {
+		err := a.abortErr
+		a.mu.Unlock()
+		return err
+	}
+	if err := a.checkProducer(l); err != nil {
+		if a.laneErr == nil {
+			a.laneErr = err
+		}
+		a.poke()
+		a.mu.Unlock()
+		return err
+	}
+	h := fnv.New64a()
+	h.Write(u.Bytes)
+	rec := &UnitRecord{
+		Ref:         UnitRef{Actor: l.info.Actor, Conn: l.info.Ordinal, Unit: u.Ordinal},
+		Kind:        u.Kind,
+		Hash:        h.Sum64(),
+		Bytes:       append([]byte(nil), u.Bytes...),
+		Types:       string(u.Types),
+		Prepare:     isPrepare(u.Types),
+		BackendPID:  l.info.BackendPID,
+		PendingStep: len(a.decisions),
+		ReleaseStep: -1,
+		PendingAt:   a.since(),
+	}
+	a.units = append(a.units, rec)
+	l.unit, l.state, l.produced = rec, lanePending, true
+	a.actors[l.info.Actor].lastEvent = time.Now()
+	a.poke()
+	a.mu.Unlock()
+	select {
+	case err := <-l.release:
+		return err
+	case <-ctx.Done():
+		a.mu.Lock()
+		if l.state == lanePending {
+			l.state = laneIdle
+		}
+		a.poke()
+		a.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// checkProducer enforces one producing connection per actor unless the
+// multi-producer profile is on.
+func (a *Attempt) checkProducer(l *lane) error {
+	if a.cfg.MultiProducer {
+		return nil
+	}
+	for _, o := range a.lanes {
+		if o != l && o.info.Actor == l.info.Actor && !o.closed && o.produced {
+			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open; the default profile allows one connection at a time per actor, run with --connections multi-producer for connection pools",
+				ErrSecondProducer, a.actors[l.info.Actor].name, l.info.Ordinal, o.info.Ordinal)
+		}
+	}
+	return nil
+}
+
+// Complete records the server's answer to the lane's released unit.
+func (l *lane) Complete(r *netproxy.Result) {
+	a := l.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u := l.unit
+	if u == nil || l.state != laneExecuting {
+		return
+	}
+	u.Completed = true
+	u.CompletedAt = a.since()
+	u.TxStatus = r.TxStatus
+	u.Rows = r.Rows
+	u.Copy = r.Copy
+	for tags := r.Tags; len(tags) > 0; {
+		i := 0
+		for i < len(tags) && tags[i] != 0 {
+			i++
+		}
+		u.Tags = append(u.Tags, string(tags[:i]))
+		if i < len(tags) {
+			i++
+		}
+		tags = tags[i:]
+	}
+	if len(r.SQLState) > 0 {
+		u.SQLState, u.Error = string(r.SQLState), string(r.Error)
+	}
+	l.state, l.unit, l.waiting = laneIdle, nil, false
+	a.actors[l.info.Actor].lastEvent = time.Now()
+	a.poke()
+}
+
+// Closed records the end of the lane's connection.
+func (l *lane) Closed(err error) {
+	a := l.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l.closed = true
+	if err != nil {
+		l.info.Error = err.Error()
+		if a.laneErr == nil && !a.actors[l.info.Actor].done && netproxy.IsProxyError(err) {
+			a.laneErr = err
+		}
+		if l.unit != nil && !l.unit.Completed && l.unit.Error == "" {
+			l.unit.Error = "connection closed: " + err.Error()
+		}
+	}
+	if l.state == lanePending {
+		select {
+		case l.release <- errors.New("connection closed"):
+		default:
+		}
+	}
+	l.state, l.unit = laneIdle, nil
+	a.actors[l.info.Actor].lastEvent = time.Now()
+	a.poke()
+}
+
+// isPrepare reports whether a unit's messages execute nothing.
+func isPrepare(types []byte) bool {
+	for _, t := range types {
+		if t == 'E' || t == 'Q' || t == 'F' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,317 @@
+package sched
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Run is the decider. It waits for quiescence (every actor holds a pending
+// unit, waits on a lock PostgreSQL reports, or has finished), then releases
+// what the policy chooses, until every actor has finished or the attempt is
+// aborted or ctx ends (a deadline makes the attempt inconclusive).
+func (a *Attempt) Run(ctx context.Context) error {
+	pollDelay := a.cfg.PollFirst
+	var nextPoll time.Time
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	wait := func(d time.Duration) error {
+		if d <= 0 {
+			d = time.Hour
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(d)
+		select {
+		case <-a.wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			a.Abort(fmt.Errorf("%w: the attempt deadline passed; %s", ErrInconclusive, a.describeStates()))
+		}
+		return nil
+	}
+
+	for {
+		a.mu.Lock()
+		if a.aborted {
+			err := a.abortErr
+			a.mu.Unlock()
+			return err
+		}
+		now := time.Now()
+		runningFor, allDone := a.runningLocked(now)
+		if allDone {
+			a.mu.Unlock()
+			return nil
+		}
+		if runningFor >= 0 {
+			a.mu.Unlock()
+			wait(runningFor)
+			continue
+		}
+		unconfirmed := a.unconfirmedLocked()
+		if len(unconfirmed) > 0 {
+			if d := time.Until(nextPoll); d > 0 {
+				a.mu.Unlock()
+				wait(d)
+				continue
+			}
+			epoch := a.epoch
+			actorPIDs := a.actorPIDsLocked()
+			a.mu.Unlock()
+			waits, err := a.cfg.Monitor.Waits(ctx, unconfirmed, actorPIDs)
+			if err != nil {
+				if ctx.Err() != nil {
+					continue // the deadline path aborts on the next wait
+				}
+				a.Abort(fmt.Errorf("lock monitor: %w", err))
+				continue
+			}
+			a.mu.Lock()
+			confirmed := a.applyWaitsLocked(waits, epoch)
+			a.mu.Unlock()
+			if !confirmed {
+				nextPoll = time.Now().Add(pollDelay)
+				if pollDelay *= 2; pollDelay > a.cfg.PollMax {
+					pollDelay = a.cfg.PollMax
+				}
+			}
+			continue
+		}
+		cands, lanes := a.candidatesLocked()
+		if len(cands) == 0 {
+			// Every live actor waits on a lock and nothing can be released:
+			// PostgreSQL's deadlock detector or a timeout will end a wait.
+			a.mu.Unlock()
+			wait(a.cfg.PollMax * 10)
+			continue
+		}
+		if err := a.decideLocked(cands, lanes); err != nil {
+			a.abortLocked(err)
+			a.mu.Unlock()
+			continue
+		}
+		a.mu.Unlock()
+		pollDelay = a.cfg.PollFirst
+		nextPoll = time.Now().Add(pollDelay)
+	}
+}
+
+// runningLocked reports whether some actor is running its own code: it
+// returns -1 when none is, 0 when one is with no known end, or how long until
+// a multi-producer actor's settle time passes. allDone is true when every
+// actor has finished.
+func (a *Attempt) runningLocked(now time.Time) (running time.Duration, allDone bool) {
+	running, allDone = -1, true
+	for i := range a.actors {
+		st := &a.actors[i]
+		if st.done {
+			continue
+		}
+		allDone = false
+		busy := false
+		for _, l := range a.lanes {
+			if l.info.Actor == i && !l.closed && l.state != laneIdle {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			return 0, false
+		}
+		if a.cfg.MultiProducer {
+			if left := a.cfg.Settle - now.Sub(st.lastEvent); left > 0 && (running < 0 || left < running) {
+				running = left
+			}
+		}
+	}
+	return running, allDone
+}
+
+// unconfirmedLocked returns the pids of executing units not confirmed
+// blocked since the last event.
+func (a *Attempt) unconfirmedLocked() []uint32 {
+	var pids []uint32
+	for _, l := range a.lanes {
+		if l.state == laneExecuting && l.blockedAt != a.epoch {
+			pids = append(pids, l.info.BackendPID)
+		}
+	}
+	return pids
+}
+
+func (a *Attempt) actorPIDsLocked() []uint32 {
+	var pids []uint32
+	// Closed lanes count too: a backend whose client has gone may still be
+	// releasing its locks.
+	for _, l := range a.lanes {
+		if l.info.BackendPID != 0 {
+			pids = append(pids, l.info.BackendPID)
+		}
+	}
+	return pids
+}
+
+// applyWaitsLocked marks executing lanes blocked and records lock waits. It
+// reports whether every executing unit is now confirmed blocked. A poll
+// taken before the latest event confirms nothing.
+func (a *Attempt) applyWaitsLocked(waits []Wait, epoch uint64) bool {
+	byPID := map[uint32]Wait{}
+	for _, w := range waits {
+		byPID[w.PID] = w
+	}
+	all := true
+	for _, l := range a.lanes {
+		if l.state != laneExecuting || l.blockedAt == a.epoch {
+			continue
+		}
+		w, ok := byPID[l.info.BackendPID]
+		if ok && !w.ByActors && len(w.Blockers) > 0 && epoch == a.epoch {
+			a.abortLocked(fmt.Errorf("%w: %s waits on a lock held by a session that is not an actor (pid %v); something else is using the attempt's database",
+				ErrInconclusive, a.unitName(l.unit), w.Blockers))
+			return false
+		}
+		if !ok || !w.ByActors {
+			all = false
+			continue
+		}
+		if !l.waiting {
+			l.waiting = true
+			l.unit.LockWaits = append(l.unit.LockWaits, LockWait{
+				Step: len(a.decisions), At: a.since(), Blockers: a.actorsOf(w.Blockers), PIDs: w.Blockers,
+			})
+		}
+		if epoch == a.epoch {
+			l.blockedAt = epoch
+		} else {
+			all = false
+		}
+	}
+	return all
+}
+
+func (a *Attempt) actorsOf(pids []uint32) []int {
+	var out []int
+	for _, p := range pids {
+		for _, l := range a.lanes {
+			if l.info.BackendPID == p {
+				out = append(out, l.info.Actor)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// candidatesLocked lists pending units in default-policy (FIFO) order.
+func (a *Attempt) candidatesLocked() ([]Candidate, []*lane) {
+	var lanes []*lane
+	for _, l := range a.lanes {
+		if l.state == lanePending && !l.closed {
+			lanes = append(lanes, l)
+		}
+	}
+	sort.SliceStable(lanes, func(i, j int) bool {
+		x, y := lanes[i].unit, lanes[j].unit
+		if x.PendingStep != y.PendingStep {
+			return x.PendingStep < y.PendingStep
+		}
+		if x.Ref.Actor != y.Ref.Actor {
+			return x.Ref.Actor < y.Ref.Actor
+		}
+		return x.Ref.Conn < y.Ref.Conn
+	})
+	// A unit that executes nothing (statement preparation: Parse, Describe,
+	// Bind without Execute) is released first and alone: it is not a choice
+	// point, so a driver's prepare round trips do not multiply the orders.
+	for _, l := range lanes {
+		if l.unit.Prepare {
+			lanes = []*lane{l}
+			break
+		}
+	}
+	cands := make([]Candidate, len(lanes))
+	for i, l := range lanes {
+		cands[i] = Candidate{Ref: l.unit.Ref, Hash: l.unit.Hash, Since: l.unit.PendingStep}
+	}
+	return cands, lanes
+}
+
+func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) error {
+	step := len(a.decisions)
+	picks, err := a.cfg.Policy.Choose(step, cands)
+	if err != nil {
+		return err
+	}
+	if len(picks) == 0 || len(picks) > 2 {
+		return fmt.Errorf("policy released %d units at step %d", len(picks), step)
+	}
+	d := Decision{Step: step, Candidates: cands, Choice: len(picks) != 1 || picks[0] != 0}
+	for _, l := range a.lanes {
+		if l.state == laneExecuting {
+			d.Blocked = append(d.Blocked, l.unit.Ref)
+		}
+	}
+	now := a.since()
+	for _, i := range picks {
+		if i < 0 || i >= len(lanes) {
+			return fmt.Errorf("policy chose candidate %d of %d at step %d", i, len(lanes), step)
+		}
+		l := lanes[i]
+		if l.state != lanePending {
+			return fmt.Errorf("policy chose %s twice at step %d", a.unitName(l.unit), step)
+		}
+		d.Released = append(d.Released, l.unit.Ref)
+		l.unit.ReleaseStep, l.unit.ReleasedAt, l.unit.Pair = step, now, len(picks) == 2
+		l.state, l.waiting = laneExecuting, false
+		l.release <- nil
+	}
+	a.decisions = append(a.decisions, d)
+	a.poke()
+	return nil
+}
+
+func (a *Attempt) unitName(u *UnitRecord) string {
+	if u == nil {
+		return "a unit"
+	}
+	return fmt.Sprintf("%s's unit %d on connection #%d", a.actors[u.Ref.Actor].name, u.Ref.Unit, u.Ref.Conn)
+}
+
+// describeStates says what each unfinished actor was doing.
+func (a *Attempt) describeStates() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var parts []string
+	for i, st := range a.actors {
+		if st.done {
+			continue
+		}
+		what := "was running its own code (no command pending)"
+		for _, l := range a.lanes {
+			if l.info.Actor != i || l.closed {
+				continue
+			}
+			switch l.state {
+			case lanePending:
+				what = fmt.Sprintf("had unit %d pending on connection #%d", l.unit.Ref.Unit, l.info.Ordinal)
+			case laneExecuting:
+				what = fmt.Sprintf("was executing unit %d on connection #%d", l.unit.Ref.Unit, l.info.Ordinal)
+				if l.waiting {
+					what += " (waiting on a lock)"
+				}
+			}
+		}
+		parts = append(parts, st.name+" "+what)
+	}
+	if len(parts) == 0 {
+		return "every actor had finished"
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,85 @@
+package sched
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Wait is one backend PostgreSQL reports as waiting on a lock.
+type Wait struct {
+	PID      uint32
+	ByActors bool     // pg_isolation_test_session_is_blocked against the actors' pids
+	Blockers []uint32 // pg_blocking_pids
+}
+
+// LockMonitor asks PostgreSQL which of pids wait on a lock.
+type LockMonitor interface {
+	Waits(ctx context.Context, pids, actorPIDs []uint32) ([]Wait, error)
+}
+
+// waitsSQL filters on the wait event first (cheap, lock-free) and only then
+// asks the lock manager, the same signal PostgreSQL's isolation tester uses.
+const waitsSQL = `SELECT a.pid, pg_isolation_test_session_is_blocked(a.pid, $2::int4[]), pg_blocking_pids(a.pid)
+FROM pg_stat_activity a
+WHERE a.pid = ANY($1::int4[]) AND (a.wait_event_type = 'Lock' OR a.wait_event = 'SafeSnapshot')`
+
+// PGMonitor polls on one dedicated connection with one prepared statement.
+// It is used by one attempt at a time.
+type PGMonitor struct {
+	conn *pgx.Conn
+	pids []int32
+	acts []int32
+}
+
+// NewPGMonitor connects and prepares the polling statement.
+func NewPGMonitor(ctx context.Context, connString string) (*PGMonitor, error) {
+	conn, err := pgx.Connect(ctx, connString)
+	if err != nil {
+		return nil, fmt.Errorf("connect the lock monitor: %w", err)
+	}
+	if _, err := conn.Prepare(ctx, "interleave_waits", waitsSQL); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("prepare the lock monitor query: %w", err)
+	}
+	return &PGMonitor{conn: conn}, nil
+}
+
+// Waits implements LockMonitor.
+func (m *PGMonitor) Waits(ctx context.Context, pids, actorPIDs []uint32) ([]Wait, error) {
+	m.pids = m.pids[:0]
+	for _, p := range pids {
+		m.pids = append(m.pids, int32(p))
+	}
+	m.acts = m.acts[:0]
+	for _, p := range actorPIDs {
+		m.acts = append(m.acts, int32(p))
+	}
+	rows, err := m.conn.Query(ctx, "interleave_waits", m.pids, m.acts)
+	if err != nil {
+		return nil, fmt.Errorf("poll lock waits: %w", err)
+	}
+	defer rows.Close()
+	var out []Wait
+	for rows.Next() {
+		var pid int32
+		var by bool
+		var blockers []int32
+		if err := rows.Scan(&pid, &by, &blockers); err != nil {
+			return nil, err
+		}
+		w := Wait{PID: uint32(pid), ByActors: by}
+		for _, b := range blockers {
+			w.Blockers = append(w.Blockers, uint32(b))
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// PID is the monitor's own backend pid.
+func (m *PGMonitor) PID() uint32 { return m.conn.PgConn().PID() }
+
+// Close ends the monitor connection.
+func (m *PGMonitor) Close(ctx context.Context) error { return m.conn.Close(ctx) }

@@ -1,0 +1,115 @@
+package sched
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pginterleave/interleave/netproxy"
+)
+
+// UnitRef names a release unit: actor index, connection (lane) ordinal within
+// the actor, unit ordinal within the connection.
+type UnitRef struct {
+	Actor int
+	Conn  int
+	Unit  int
+}
+
+func (r UnitRef) String() string { return fmt.Sprintf("%d#%d.%d", r.Actor, r.Conn, r.Unit) }
+
+// Candidate is a unit pending at a decision.
+type Candidate struct {
+	Ref   UnitRef
+	Hash  uint64
+	Since int // decision step at which the unit became pending
+}
+
+// Decision is one release: the units released together (one, or two under
+// overlap pairs), the candidates that were pending, which one the default
+// policy would have picked, and the units blocked at that moment.
+type Decision struct {
+	Step       int
+	Released   []UnitRef
+	Candidates []Candidate
+	Default    int // index into Candidates
+	Choice     bool
+	Blocked    []UnitRef
+}
+
+// Policy chooses releases. Choose gets the candidates in default-policy
+// order (FIFO: earliest pending first, ties by actor then connection), so
+// index 0 is the default. It returns the indices to release: one, or two
+// for an overlapping pair. An error ends the attempt (for example a replay
+// that finds a different unit than it recorded).
+type Policy interface {
+	Choose(step int, cands []Candidate) ([]int, error)
+}
+
+// FIFO is the default policy.
+type FIFO struct{}
+
+func (FIFO) Choose(int, []Candidate) ([]int, error) { return []int{0}, nil }
+
+// LockWait is a lock wait PostgreSQL reported for a released unit.
+type LockWait struct {
+	Step     int // decisions made when the wait was first seen
+	At       time.Duration
+	Blockers []int    // actor indices holding what the unit waits for
+	PIDs     []uint32 // blocking backend pids
+}
+
+// UnitRecord is everything recorded about one unit.
+type UnitRecord struct {
+	Ref   UnitRef
+	Kind  netproxy.Kind
+	Hash  uint64
+	Bytes []byte // the client's bytes (owned copy)
+	Types string // message type letters
+	// Prepare marks a unit that executes nothing (no Execute, Query or
+	// FunctionCall): it is released without a choice.
+	Prepare    bool
+	BackendPID uint32
+
+	PendingStep int
+	ReleaseStep int // -1 until released
+	PendingAt   time.Duration
+	ReleasedAt  time.Duration
+	CompletedAt time.Duration
+
+	Completed bool
+	TxStatus  byte
+	Tags      []string
+	Rows      int
+	SQLState  string
+	Error     string
+	Copy      byte
+	LockWaits []LockWait
+	Pair      bool // released together with another unit
+}
+
+// LaneInfo describes one connection of an actor.
+type LaneInfo struct {
+	Actor      int
+	Ordinal    int
+	Stream     int
+	BackendPID uint32
+	Params     []string
+	Error      string // why the connection failed, if it did
+}
+
+// CancelEvent is a CancelRequest that reached an actor's proxy.
+type CancelEvent struct {
+	Actor     int
+	PID       uint32
+	Forwarded bool
+	At        time.Duration
+}
+
+// Result is the record of one scheduled attempt.
+type Result struct {
+	Decisions []Decision
+	Units     []*UnitRecord // in order of becoming pending
+	Lanes     []LaneInfo
+	Cancels   []CancelEvent
+	Err       error // why scheduling stopped early (nil when every actor finished)
+}

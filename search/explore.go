@@ -1,0 +1,306 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// Report is what the search needs to know about one attempt.
+type Report struct {
+	Decisions    []sched.Decision
+	Failed       bool  // a violation or actor error: a failure worth keeping
+	Inconclusive bool  // could not be judged
+	Diverged     bool  // the plan could not be followed
+	Stop         error // a harness failure that makes further attempts pointless
+}
+
+// RunFunc runs one attempt on worker w following policy. seq is the
+// attempt's dispatch sequence number (0 for the first).
+type RunFunc func(ctx context.Context, w, seq int, plan Plan, policy sched.Policy) Report
+
+// Options are search budgets and strategy.
+type Options struct {
+	Strategy    string // "fifo" (default) or "dfs"
+	MaxAttempts int
+	MaxTime     time.Duration
+	MaxDepth    int
+	KeepGoing   bool
+	Workers     int
+	// Progress, when set, is called after each attempt (from one goroutine
+	// at a time).
+	Progress func(Progress)
+}
+
+// Progress is a snapshot for a live status line.
+type Progress struct {
+	Attempts, Violations, Frontier int
+	Elapsed                        time.Duration
+}
+
+// Stop reasons.
+const (
+	StopExhausted = "frontier exhausted"
+	StopFailure   = "stopped at the first failure"
+	StopAttempts  = "attempt budget spent"
+	StopTime      = "time budget spent"
+	StopCancelled = "cancelled"
+	StopHarness   = "stopped by a harness error"
+)
+
+// Summary describes a finished search.
+type Summary struct {
+	Strategy      string
+	Attempted     int
+	Completed     int // judged: passed or failed
+	Failures      int
+	Inconclusive  int
+	Diverged      int
+	Duplicates    int // plans that produced an already-seen schedule
+	Pending       int // plans left in the frontier
+	PrunedByDepth int // children not queued because of MaxDepth
+	MaxDepth      int // deepest plan attempted
+	StopReason    string
+	StopErr       error
+	FirstFailure  int // dispatch sequence of the earliest failing attempt, -1 when none
+	Elapsed       time.Duration
+}
+
+// Exhausted reports whether every schedule (within MaxDepth, when set) was
+// explored.
+func (s *Summary) Exhausted() bool { return s.StopReason == StopExhausted }
+
+// Explore runs the search to a stop.
+func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
+	if opts.Strategy == "" {
+		opts.Strategy = "fifo"
+	}
+	if opts.Strategy != "fifo" && opts.Strategy != "dfs" {
+		return nil, fmt.Errorf("unknown search strategy %q (known: fifo, dfs)", opts.Strategy)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	e := &explorer{
+		opts:      opts,
+		run:       run,
+		start:     time.Now(),
+		front:     &frontier{dfs: opts.Strategy == "dfs"},
+		inflight:  map[int]running{},
+		seenPlan:  map[string]bool{},
+		seenSched: map[uint64]bool{},
+		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1},
+	}
+	e.cond = sync.NewCond(&e.mu)
+	e.front.push(&node{})
+	e.seenPlan[""] = true
+	return e.explore(ctx), nil
+}
+
+type explorer struct {
+	opts  Options
+	run   RunFunc
+	start time.Time
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	front     *frontier
+	inflight  map[int]running
+	seq       int
+	stopping  string
+	seenPlan  map[string]bool
+	seenSched map[uint64]bool
+	sum       *Summary
+}
+
+func (e *explorer) explore(ctx context.Context) *Summary {
+	var wg sync.WaitGroup
+	for w := 0; w < e.opts.Workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			e.worker(ctx, w)
+		}(w)
+	}
+	// Wake waiting workers when the context ends.
+	stopWatch := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			e.mu.Lock()
+			e.stop(StopCancelled)
+			e.cond.Broadcast()
+			e.mu.Unlock()
+		case <-stopWatch:
+		}
+	}()
+	wg.Wait()
+	close(stopWatch)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.sum
+	s.Pending = e.front.Len()
+	s.Elapsed = time.Since(e.start)
+	switch {
+	case e.stopping != "":
+		s.StopReason = e.stopping
+	case s.Pending == 0:
+		s.StopReason = StopExhausted
+	}
+	return s
+}
+
+func (e *explorer) stop(reason string) {
+	if e.stopping == "" {
+		e.stopping = reason
+	}
+}
+
+// next blocks until a plan may be dispatched, or returns nil when the search
+// is over for this worker.
+func (e *explorer) next() (*node, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if e.stopping != "" {
+			return nil, 0
+		}
+		if e.opts.MaxAttempts > 0 && e.seq >= e.opts.MaxAttempts {
+			if e.front.Len() > 0 {
+				e.stop(StopAttempts)
+			}
+			if len(e.inflight) == 0 {
+				e.cond.Broadcast()
+			}
+			return nil, 0
+		}
+		if e.opts.MaxTime > 0 && time.Since(e.start) >= e.opts.MaxTime {
+			e.stop(StopTime)
+			return nil, 0
+		}
+		if e.front.Len() == 0 && len(e.inflight) == 0 {
+			e.cond.Broadcast()
+			return nil, 0
+		}
+		if e.front.Len() > 0 && e.front.mayDispatch(e.front.peek(), e.inflight) {
+			n := e.front.pop()
+			seq := e.seq
+			e.seq++
+			e.inflight[seq] = running{seq: seq, depth: n.depth, path: n.path}
+			return n, seq
+		}
+		e.cond.Wait()
+	}
+}
+
+func (e *explorer) worker(ctx context.Context, w int) {
+	for {
+		n, seq := e.next()
+		if n == nil {
+			return
+		}
+		pp := NewPlanPolicy(n.plan)
+		rep := e.run(ctx, w, seq, n.plan, pp)
+		if !rep.Diverged && !pp.Complete() && rep.Stop == nil && !rep.Inconclusive {
+			rep.Diverged = true
+		}
+		e.mu.Lock()
+		e.record(n, seq, rep)
+		delete(e.inflight, seq)
+		e.cond.Broadcast()
+		if e.opts.Progress != nil {
+			e.opts.Progress(Progress{Attempts: e.sum.Attempted, Violations: e.sum.Failures, Frontier: e.front.Len(), Elapsed: time.Since(e.start)})
+		}
+		e.mu.Unlock()
+	}
+}
+
+// record folds one attempt's report into the summary and frontier; e.mu held.
+func (e *explorer) record(n *node, seq int, rep Report) {
+	s := e.sum
+	s.Attempted++
+	if n.depth > s.MaxDepth {
+		s.MaxDepth = n.depth
+	}
+	switch {
+	case rep.Stop != nil:
+		s.StopErr = rep.Stop
+		e.stop(StopHarness)
+		return
+	case rep.Diverged:
+		s.Diverged++
+		return
+	case rep.Inconclusive:
+		s.Inconclusive++
+	default:
+		s.Completed++
+	}
+	sig := scheduleSignature(rep.Decisions)
+	if e.seenSched[sig] {
+		s.Duplicates++
+	}
+	e.seenSched[sig] = true
+	// Expand even a failing schedule, so that the pending count says how
+	// much was left unexplored when the search stops here.
+	e.expand(n, seq, rep.Decisions)
+	if rep.Failed {
+		s.Failures++
+		if s.FirstFailure < 0 || seq < s.FirstFailure {
+			s.FirstFailure = seq
+		}
+		if !e.opts.KeepGoing {
+			e.stop(StopFailure)
+		}
+	}
+}
+
+// expand queues every plan that deviates from this schedule at a step after
+// the plan's last choice.
+func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
+	last := n.plan.lastStep()
+	child := 0
+	for _, d := range ds {
+		if d.Step <= last || len(d.Candidates) < 2 {
+			continue
+		}
+		for i := 1; i < len(d.Candidates); i++ {
+			if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
+				e.sum.PrunedByDepth++
+				continue
+			}
+			p := n.plan.with(Choice{Step: d.Step, Units: []sched.UnitRef{d.Candidates[i].Ref}})
+			key := p.Key()
+			if e.seenPlan[key] {
+				continue
+			}
+			e.seenPlan[key] = true
+			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
+			e.front.push(&node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path})
+			child++
+		}
+	}
+}
+
+// scheduleSignature hashes the released units in order.
+func scheduleSignature(ds []sched.Decision) uint64 {
+	h := fnv.New64a()
+	var b [12]byte
+	for _, d := range ds {
+		for _, u := range d.Released {
+			putInt(b[0:], u.Actor)
+			putInt(b[4:], u.Conn)
+			putInt(b[8:], u.Unit)
+			h.Write(b[:])
+		}
+		h.Write([]byte{0xff})
+	}
+	return h.Sum64()
+}
+
+func putInt(b []byte, v int) {
+	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+}

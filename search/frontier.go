@@ -1,0 +1,79 @@
+package search
+
+import "container/heap"
+
+// node is a plan waiting in the frontier, with its place in the
+// deterministic exploration order.
+type node struct {
+	plan      Plan
+	depth     int
+	parentSeq int // dispatch sequence of the parent attempt
+	child     int // index among the parent's children
+	path      []int32
+}
+
+// frontier is a priority queue of plans. For fifo (breadth-first, fewest
+// choices first) the order is (depth, parent sequence, child index); for dfs
+// it is the lexicographic order of child-index paths.
+type frontier struct {
+	nodes []*node
+	dfs   bool
+}
+
+func (f *frontier) Len() int { return len(f.nodes) }
+func (f *frontier) Less(i, j int) bool {
+	return f.before(f.nodes[i], f.nodes[j])
+}
+func (f *frontier) Swap(i, j int) { f.nodes[i], f.nodes[j] = f.nodes[j], f.nodes[i] }
+func (f *frontier) Push(x any)    { f.nodes = append(f.nodes, x.(*node)) }
+func (f *frontier) Pop() any {
+	n := f.nodes[len(f.nodes)-1]
+	f.nodes[len(f.nodes)-1] = nil
+	f.nodes = f.nodes[:len(f.nodes)-1]
+	return n
+}
+
+func (f *frontier) before(a, b *node) bool {
+	if f.dfs {
+		for i := 0; i < len(a.path) && i < len(b.path); i++ {
+			if a.path[i] != b.path[i] {
+				return a.path[i] < b.path[i]
+			}
+		}
+		return len(a.path) < len(b.path)
+	}
+	if a.depth != b.depth {
+		return a.depth < b.depth
+	}
+	if a.parentSeq != b.parentSeq {
+		return a.parentSeq < b.parentSeq
+	}
+	return a.child < b.child
+}
+
+func (f *frontier) push(n *node) { heap.Push(f, n) }
+func (f *frontier) peek() *node  { return f.nodes[0] }
+func (f *frontier) pop() *node   { return heap.Pop(f).(*node) }
+
+// running is an attempt in flight, for the dispatch rule.
+type running struct {
+	seq   int
+	depth int
+	path  []int32
+}
+
+// mayDispatch reports whether n can start now without changing the
+// exploration order: no attempt in flight could still add a child that
+// sorts before n. This keeps parallel searches identical in content to a
+// serial one under the same budget.
+func (f *frontier) mayDispatch(n *node, inflight map[int]running) bool {
+	for _, r := range inflight {
+		if f.dfs {
+			return false // depth-first order is serial by nature
+		}
+		if r.depth+1 < n.depth || (r.depth+1 == n.depth && r.seq < n.parentSeq) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// Choice releases Units (one, or a pair) at decision Step instead of the
+// default.
+type Choice struct {
+	Step  int
+	Units []sched.UnitRef
+}
+
+// Plan is a schedule prefix: its choices in step order. After the last
+// choice the default policy decides.
+type Plan struct {
+	Choices []Choice
+}
+
+// Depth is the number of choices.
+func (p Plan) Depth() int { return len(p.Choices) }
+
+// Key identifies the plan for deduplication.
+func (p Plan) Key() string {
+	var b strings.Builder
+	for _, c := range p.Choices {
+		b.WriteString(strconv.Itoa(c.Step))
+		for _, u := range c.Units {
+			fmt.Fprintf(&b, ":%d.%d.%d", u.Actor, u.Conn, u.Unit)
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func (p Plan) lastStep() int {
+	if len(p.Choices) == 0 {
+		return -1
+	}
+	return p.Choices[len(p.Choices)-1].Step
+}
+
+// with returns a new plan with c appended.
+func (p Plan) with(c Choice) Plan {
+	cs := make([]Choice, len(p.Choices), len(p.Choices)+1)
+	copy(cs, p.Choices)
+	return Plan{Choices: append(cs, c)}
+}
+
+// ErrDiverged reports that a plan named a unit that was not pending at its
+// step: the actors did not repeat the commands the plan was made from.
+var ErrDiverged = errors.New("schedule diverged")
+
+// PlanPolicy follows a plan's choices and the default policy elsewhere.
+type PlanPolicy struct {
+	Plan Plan
+	next int
+}
+
+// NewPlanPolicy returns a policy that follows p.
+func NewPlanPolicy(p Plan) *PlanPolicy { return &PlanPolicy{Plan: p} }
+
+// Choose implements sched.Policy.
+func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
+	if pp.next >= len(pp.Plan.Choices) || pp.Plan.Choices[pp.next].Step != step {
+		return []int{0}, nil
+	}
+	c := pp.Plan.Choices[pp.next]
+	pp.next++
+	idx := make([]int, 0, len(c.Units))
+	for _, u := range c.Units {
+		found := -1
+		for i, cand := range cands {
+			if cand.Ref == u {
+				found = i
+			}
+		}
+		if found < 0 {
+			return nil, fmt.Errorf("%w: the plan releases unit %v at step %d, but it is not pending", ErrDiverged, u, step)
+		}
+		idx = append(idx, found)
+	}
+	return idx, nil
+}
+
+// Complete reports whether every choice was applied.
+func (pp *PlanPolicy) Complete() bool { return pp.next == len(pp.Plan.Choices) }
+
+// ChoicesOf extracts the choices of a recorded schedule.
+func ChoicesOf(ds []sched.Decision) Plan {
+	var p Plan
+	for _, d := range ds {
+		if d.Choice {
+			p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...)})
+		}
+	}
+	return p
+}
