@@ -6,10 +6,10 @@ import "fmt"
 type step uint8
 
 const (
-	stepAccumulate step = iota // part of the unit being assembled
-	stepRelease                // the unit ends with this message
-	stepPassThrough            // forward now, ungated (COPY data from the client)
-	stepTerminate              // forward Terminate and end the connection
+	stepAccumulate  step = iota // part of the unit being assembled
+	stepRelease                 // the unit ends with this message
+	stepPassThrough             // forward now, ungated (COPY data from the client)
+	stepTerminate               // forward Terminate and end the connection
 )
 
 // assembler is the release-unit state machine: it sees message types only,

@@ -12,9 +12,9 @@ const maxKeptBody = 4096
 type serverEvent uint8
 
 const (
-	evReady serverEvent = iota + 1 // ReadyForQuery
-	evKeyData                      // BackendKeyData
-	evCopyBoth                     // CopyBothResponse
+	evReady    serverEvent = iota + 1 // ReadyForQuery
+	evKeyData                         // BackendKeyData
+	evCopyBoth                        // CopyBothResponse
 )
 
 // backendScanner follows server messages across chunk boundaries without
