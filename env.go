@@ -16,11 +16,16 @@ import (
 type env struct {
 	opts   Options
 	server pgserver.Server
+	shared bool // the caller owns the server
 }
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
 	e := &env{opts: opts}
 	var err error
+	if opts.Server != nil {
+		e.server, e.shared = opts.Server, true
+		return e, nil
+	}
 	if opts.DatabaseURL != "" {
 		e.server, err = pgserver.OpenExternal(ctx, opts.DatabaseURL)
 	} else {
@@ -35,7 +40,12 @@ func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
 	return e, nil
 }
 
-func (e *env) close() error { return e.server.Close() }
+func (e *env) close() error {
+	if e.shared {
+		return nil
+	}
+	return e.server.Close()
+}
 
 // dialer returns how a proxy reaches the server.
 func (e *env) dialer() func(ctx context.Context) (net.Conn, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave/netproxy"
+	"github.com/pginterleave/interleave/pgserver"
 )
 
 // Options configure where and how attempts run. The zero value is usable:
@@ -19,6 +20,9 @@ type Options struct {
 	DatabaseURL string
 	// PGBin is the directory with initdb and postgres for the managed server.
 	PGBin string
+	// Server, when set, is an already running server to use (for example one
+	// shared by many tests); the caller closes it. It wins over DatabaseURL.
+	Server pgserver.Server
 
 	// Connections is "single-producer" (default: one connection at a time
 	// per actor) or "multi-producer" (connection pools).

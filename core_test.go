@@ -1,0 +1,324 @@
+package interleave_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/artifact"
+)
+
+func connect(ctx context.Context, cs string) (*pgx.Conn, error) { return pgx.Connect(ctx, cs) }
+
+// counter is the lost update: read, add one in Go, write back.
+func counter(fixed bool) interleave.Scenario {
+	inc := func(ctx context.Context, cs string) (any, error) {
+		c, err := connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		var n int
+		if err := c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
+			return nil, err
+		}
+		if fixed {
+			err = c.QueryRow(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n").Scan(&n)
+		} else {
+			_, err = c.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", n+1)
+		}
+		return n, err
+	}
+	return interleave.Scenario{
+		Name: "counter",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)")
+			return err
+		},
+		Actors: []interleave.Actor{{Name: "alice", Run: inc}, {Name: "bob", Run: inc}},
+		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+			var n int
+			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
+				return err
+			}
+			if n != 2 {
+				return fmt.Errorf("Both increments must be retained: got %d, want 2", n)
+			}
+			return nil
+		},
+	}
+}
+
+func opts() interleave.Options {
+	return interleave.Options{Server: server, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestCounterRaceFoundOnFirstAttempt(t *testing.T) {
+	res, err := interleave.Explore(testCtx(t), counter(false), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || res.Summary.Attempted != 1 || res.ExitCode() != 1 {
+		t.Fatalf("outcome %s after %d attempts (exit %d); want a violation on attempt 1 (exit 1)", res.Outcome, res.Summary.Attempted, res.ExitCode())
+	}
+	if !strings.Contains(res.Message, "got 1, want 2") {
+		t.Fatalf("message %q", res.Message)
+	}
+	a := res.Artifact
+	var order []string
+	for _, d := range a.Schedule.Decisions {
+		for _, r := range d.Release {
+			u := findUnit(a, r)
+			if !u.Prepare {
+				order = append(order, r.Actor+":"+strings.Join(u.SQL, ";"))
+			}
+		}
+	}
+	want := []string{
+		"alice:SELECT n FROM counter WHERE id = 1", "bob:SELECT n FROM counter WHERE id = 1",
+		"alice:UPDATE counter SET n = $1 WHERE id = 1", "bob:UPDATE counter SET n = $1 WHERE id = 1",
+	}
+	if strings.Join(order, "|") != strings.Join(want, "|") {
+		t.Fatalf("release order\n got %v\nwant %v", order, want)
+	}
+	if _, err := artifact.Encode(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := artifact.Validate(a); err != nil {
+		t.Fatalf("the artifact does not validate: %v", err)
+	}
+}
+
+func findUnit(a *artifact.Artifact, r artifact.UnitRef) *artifact.Unit {
+	for i := range a.Units {
+		u := &a.Units[i]
+		if u.Actor == r.Actor && u.Conn == r.Conn && u.Unit == r.Unit {
+			return u
+		}
+	}
+	return nil
+}
+
+func TestCounterFixedExhaustsAllSixOrders(t *testing.T) {
+	res, err := interleave.Explore(testCtx(t), counter(true), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if res.Outcome != interleave.OutcomePass || s.Attempted != 6 || s.Completed != 6 || !s.Exhausted() || s.Duplicates != 0 {
+		t.Fatalf("outcome %s, %d attempted, %d completed, exhausted %v, duplicates %d; want pass after exactly 6 distinct orders",
+			res.Outcome, s.Attempted, s.Completed, s.Exhausted(), s.Duplicates)
+	}
+}
+
+// TestRowLockIsRecordedAsLockWait: alice holds a row lock (SELECT ... FOR
+// UPDATE in an open transaction) when bob's UPDATE is released. Bob's unit
+// must be recorded as waiting on alice, and the attempt must finish.
+func TestRowLockIsRecordedAsLockWait(t *testing.T) {
+	sc := interleave.Scenario{
+		Name: "rowlock",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0)")
+			return err
+		},
+		Actors: []interleave.Actor{
+			{Name: "alice", Run: func(ctx context.Context, cs string) (any, error) {
+				c, err := connect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer c.Close(ctx)
+				tx, err := c.Begin(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := tx.Exec(ctx, "SELECT v FROM t WHERE id = 1 FOR UPDATE"); err != nil {
+					return nil, err
+				}
+				return nil, tx.Commit(ctx)
+			}},
+			{Name: "bob", Run: func(ctx context.Context, cs string) (any, error) {
+				c, err := connect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer c.Close(ctx)
+				if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+					return nil, err
+				}
+				_, err = c.Exec(ctx, "UPDATE t SET v = v + 1 WHERE id = 1")
+				return nil, err
+			}},
+		},
+		Invariant: func(context.Context, *pgx.Conn, []interleave.ActorResult) error { return nil },
+	}
+	o := opts()
+	o.MaxAttempts = 1
+	res, err := interleave.RunOnce(testCtx(t), sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomePass {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	var waited *artifact.Unit
+	for i := range res.Artifact.Units {
+		u := &res.Artifact.Units[i]
+		if len(u.LockWaits) > 0 {
+			waited = u
+		}
+	}
+	if waited == nil {
+		t.Fatalf("no unit recorded a lock wait; units: %+v", res.Artifact.Units)
+	}
+	if waited.Actor != "bob" || !strings.HasPrefix(waited.SQL[0], "UPDATE") || fmt.Sprint(waited.LockWaits[0].BlockingActors) != "[alice]" {
+		t.Fatalf("lock wait recorded on %s %v blocked by %v; want bob's UPDATE blocked by alice", waited.Actor, waited.SQL, waited.LockWaits[0].BlockingActors)
+	}
+	// Bob's UPDATE was released before alice's COMMIT and completed only after
+	// the COMMIT was released (PostgreSQL may answer bob before alice).
+	var commit *artifact.Unit
+	for i := range res.Artifact.Units {
+		u := &res.Artifact.Units[i]
+		if u.Actor == "alice" && len(u.Tags) > 0 && u.Tags[0] == "COMMIT" {
+			commit = u
+		}
+	}
+	if commit == nil || !(waited.ReleaseStep < commit.ReleaseStep && waited.CompletedUS > commit.ReleasedUS) {
+		t.Fatalf("bob's UPDATE (%+v) should complete after alice's COMMIT (%+v)", waited, commit)
+	}
+}
+
+func TestDeadlockEndsWith40P01(t *testing.T) {
+	swap := func(first, second int) func(ctx context.Context, cs string) (any, error) {
+		return func(ctx context.Context, cs string) (any, error) {
+			c, err := connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			defer c.Close(ctx)
+			tx, err := c.Begin(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer tx.Rollback(ctx)
+			for _, id := range []int{first, second} {
+				if _, err := tx.Exec(ctx, "UPDATE acct SET bal = bal + 1 WHERE id = $1", id); err != nil {
+					return nil, err
+				}
+			}
+			return nil, tx.Commit(ctx)
+		}
+	}
+	sc := interleave.Scenario{
+		Name: "deadlock",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0)")
+			return err
+		},
+		Actors:            []interleave.Actor{{Name: "alice", Run: swap(1, 2)}, {Name: "bob", Run: swap(2, 1)}},
+		HandleActorErrors: true,
+		Invariant: func(_ context.Context, _ *pgx.Conn, rs []interleave.ActorResult) error {
+			for _, r := range rs {
+				if r.Err != nil {
+					return fmt.Errorf("%s: %w", r.Actor, r.Err)
+				}
+			}
+			return nil
+		},
+	}
+	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, "40P01") {
+		t.Fatalf("outcome %s %q; want the deadlock handed to the invariant", res.Outcome, res.Message)
+	}
+	found := false
+	for _, u := range res.Artifact.Units {
+		if u.SQLState == "40P01" {
+			found = true
+			if len(u.LockWaits) == 0 {
+				t.Errorf("the deadlock victim's unit has no recorded lock wait")
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no unit recorded SQLSTATE 40P01")
+	}
+}
+
+func TestHangingActorIsInconclusiveWithinDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(ctx context.Context, cs string) (any, error)
+	}{
+		{"in SQL", func(ctx context.Context, cs string) (any, error) {
+			c, err := connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			defer c.Close(context.Background())
+			_, err = c.Exec(ctx, "SELECT pg_sleep(3600)")
+			return nil, err
+		}},
+		{"in Go code ignoring its context", func(ctx context.Context, cs string) (any, error) {
+			c, err := connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			defer c.Close(context.Background())
+			if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+				return nil, err
+			}
+			select {} // never returns
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := counter(false)
+			sc.Actors[1].Run = tc.run
+			o := opts()
+			o.AttemptTimeout = 2 * time.Second
+			start := time.Now()
+			res, err := interleave.RunOnce(testCtx(t), sc, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != interleave.OutcomeInconclusive || res.ExitCode() != 4 {
+				t.Fatalf("outcome %s (%s); want inconclusive", res.Outcome, res.Message)
+			}
+			if !strings.Contains(res.Message, "deadline") {
+				t.Fatalf("message %q does not explain the deadline", res.Message)
+			}
+			// Not a timing assertion: only that the run ended rather than hung.
+			t.Logf("ended after %v: %s", time.Since(start).Round(time.Millisecond), res.Message)
+		})
+	}
+}
+
+func TestInvalidScenariosAreRejected(t *testing.T) {
+	noop := func(context.Context, string) (any, error) { return nil, nil }
+	inv := func(context.Context, *pgx.Conn, []interleave.ActorResult) error { return nil }
+	for _, sc := range []interleave.Scenario{
+		{Name: "one", Actors: []interleave.Actor{{Name: "a", Run: noop}}, Invariant: inv},
+		{Name: "badname", Actors: []interleave.Actor{{Name: "1a", Run: noop}, {Name: "b", Run: noop}}, Invariant: inv},
+		{Name: "dup", Actors: []interleave.Actor{{Name: "a", Run: noop}, {Name: "a", Run: noop}}, Invariant: inv},
+		{Name: "noinv", Actors: []interleave.Actor{{Name: "a", Run: noop}, {Name: "b", Run: noop}}},
+	} {
+		if _, err := interleave.Explore(context.Background(), sc, opts()); err == nil {
+			t.Errorf("scenario %s was accepted", sc.Name)
+		}
+	}
+	_ = errors.New
+}
