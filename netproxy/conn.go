@@ -35,6 +35,7 @@ type conn struct {
 	readyCh chan struct{}
 	done    chan struct{} // one token per completed unit
 	pumped  chan struct{} // closed when the pump ends
+	ended   chan struct{} // closed when serve returns
 
 	scan backendScanner
 
@@ -56,11 +57,13 @@ func newConn(p *Proxy, nc net.Conn, stream int) *conn {
 		readyCh: make(chan struct{}),
 		done:    make(chan struct{}, 1),
 		pumped:  make(chan struct{}),
+		ended:   make(chan struct{}),
 	}
 }
 
 // serve runs the connection to its end and reports how it ended.
 func (c *conn) serve() {
+	defer close(c.ended)
 	err := c.run()
 	if err != nil {
 		c.abort(err)
@@ -99,7 +102,7 @@ func (c *conn) abort(err error) {
 		return
 	}
 	c.aborted = true
-	if c.err == nil && err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+	if c.err == nil && err != nil && !c.terminated && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		c.err = err
 	}
 	up := c.up

@@ -112,8 +112,8 @@ func (f *framer) need(n int) error {
 			if f.end-f.pos >= n {
 				return nil
 			}
-			if err == io.EOF && f.end > f.start {
-				return io.ErrUnexpectedEOF
+			if err == io.EOF && f.end > f.pos {
+				return io.ErrUnexpectedEOF // a message was cut short
 			}
 			return err
 		}

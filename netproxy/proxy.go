@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 )
 
 // Config is a proxy's wiring. Dial and Gate are required.
@@ -129,6 +130,11 @@ func (p *Proxy) routeCancel(pkt []byte) error {
 	return err
 }
 
+// closeGrace is how long CloseConns lets a connection finish on its own: a
+// client that sent Terminate just before its actor returned is still being
+// read.
+const closeGrace = 50 * time.Millisecond
+
 // CloseConns closes every connection but keeps listening (an actor ended:
 // whatever it left open must not hold locks into the next step).
 func (p *Proxy) CloseConns() {
@@ -138,6 +144,16 @@ func (p *Proxy) CloseConns() {
 		cs = append(cs, c)
 	}
 	p.mu.Unlock()
+	deadline := time.NewTimer(closeGrace)
+	defer deadline.Stop()
+	for _, c := range cs {
+		select {
+		case <-c.ended:
+			continue
+		case <-deadline.C:
+		}
+		break
+	}
 	for _, c := range cs {
 		c.abort(errActorEnded)
 	}

@@ -1,0 +1,280 @@
+package netproxy
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pginterleave/interleave/pgserver"
+)
+
+var server *pgserver.Local
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "these tests need PostgreSQL's server binaries: %v\n", err)
+		os.Exit(2)
+	}
+	server = srv
+	code := m.Run()
+	srv.Close()
+	os.Exit(code)
+}
+
+// recordingGate releases every unit at once and keeps what it saw.
+type recordingGate struct {
+	mu      sync.Mutex
+	units   []string // kind:types
+	results []string // tags/sqlstate/txstatus
+	cancels []bool
+	closed  []error
+}
+
+func (g *recordingGate) Attach(ConnInfo) (ConnGate, error) { return g, nil }
+func (g *recordingGate) Cancel(_ uint32, fwd bool) {
+	g.mu.Lock()
+	g.cancels = append(g.cancels, fwd)
+	g.mu.Unlock()
+}
+func (g *recordingGate) Await(_ context.Context, u *Unit) error {
+	g.mu.Lock()
+	g.units = append(g.units, u.Kind.String()+":"+string(u.Types))
+	g.mu.Unlock()
+	return nil
+}
+func (g *recordingGate) Complete(r *Result) {
+	g.mu.Lock()
+	g.results = append(g.results, fmt.Sprintf("%s|%s|%c", strings.ReplaceAll(string(r.Tags), "\x00", ","), r.SQLState, r.TxStatus))
+	g.mu.Unlock()
+}
+func (g *recordingGate) Closed(err error) {
+	g.mu.Lock()
+	g.closed = append(g.closed, err)
+	g.mu.Unlock()
+}
+
+func startProxy(t *testing.T, g Gate, profile Profile) *Proxy {
+	t.Helper()
+	ep := server.Endpoint()
+	p, err := Listen(Config{
+		Dial:    func(ctx context.Context) (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, ep.Network, ep.Address) },
+		Gate:    g,
+		Profile: profile,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func proxyURL(p *Proxy, extra string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?%s", p.Addr().Port, extra)
+}
+
+func TestProxyFramesDriverTrafficIntoUnits(t *testing.T) {
+	g := &recordingGate{}
+	p := startProxy(t, g, ProfileSyncCycle)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, proxyURL(p, "sslmode=prefer")) // SSLRequest first: answered 'N'
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := c.QueryRow(ctx, "SELECT $1::int + 1", 41).Scan(&n); err != nil || n != 42 {
+		t.Fatalf("query through the proxy: %v %d", err, n)
+	}
+	if _, err := c.Exec(ctx, "CREATE TEMP TABLE x (a int)", pgx.QueryExecModeSimpleProtocol); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CopyFrom(ctx, pgx.Identifier{"x"}, []string{"a"}, pgx.CopyFromRows([][]any{{1}, {2}, {3}})); err != nil {
+		t.Fatalf("COPY FROM STDIN through the proxy: %v", err)
+	}
+	if _, err := c.Exec(ctx, "SELECT 1/0"); err == nil {
+		t.Fatal("division by zero succeeded")
+	}
+	c.Close(ctx)
+	p.Close()
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	got := strings.Join(g.units, " ")
+	// Prepare (PDS), execute (BES), simple CREATE, COPY's prepare, COPY itself
+	// with its data streamed inside the unit, the failing statement.
+	for _, want := range []string{"extended:PDS", "extended:BES", "simple:Q"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("units %q lack %q", got, want)
+		}
+	}
+	res := strings.Join(g.results, " ")
+	if !strings.Contains(res, "COPY 3,|") || !strings.Contains(res, "|22012|I") {
+		t.Errorf("results %q lack the COPY tag or the error's SQLSTATE", res)
+	}
+	if len(g.closed) != 1 || g.closed[0] != nil {
+		t.Errorf("closed %v, want one orderly close", g.closed)
+	}
+}
+
+func TestProxyThousandConnectCloseCycles(t *testing.T) {
+	g := &recordingGate{}
+	p := startProxy(t, g, ProfileSyncCycle)
+	ctx := context.Background()
+	cfg, err := pgconn.ParseConfig(proxyURL(p, "sslmode=disable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		c, err := pgconn.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		if i%2 == 0 {
+			if _, err := c.Exec(ctx, "SELECT 1").ReadAll(); err != nil {
+				t.Fatalf("cycle %d: %v", i, err)
+			}
+			c.Close(ctx) // Terminate
+		} else {
+			c.Conn().Close() // abrupt close, no Terminate
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p.mu.Lock()
+		open := len(p.conns)
+		p.mu.Unlock()
+		if open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d proxied connections still open after 1000 cycles", open)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestProxyRoutesOnlyOwnCancelRequests(t *testing.T) {
+	g := &recordingGate{}
+	p := startProxy(t, g, ProfileSyncCycle)
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(proxyURL(p, "sslmode=disable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cancel in place (the default closes the connection, after also sending
+	// a CancelRequest).
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: 10 * time.Second}
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = c.Exec(qctx, "SELECT pg_sleep(30)")
+	cancel()
+	if err == nil {
+		t.Fatal("pg_sleep(30) returned within 300ms")
+	}
+	// pgx reports the context error; the connection is still usable only if
+	// PostgreSQL cancelled the statement (57014) rather than kept sleeping.
+	fctx, fcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer fcancel()
+	if _, err := c.Exec(fctx, "SELECT 1"); err != nil {
+		t.Fatalf("after the cancel the connection is not usable: %v", err)
+	}
+	// A forged request for the same backend with a wrong key is recorded but
+	// not forwarded.
+	raw, err := net.Dial("tcp", p.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := (&pgproto3.CancelRequest{ProcessID: c.PgConn().PID(), SecretKey: []byte{1, 2, 3, 4}}).Encode(nil)
+	raw.Write(buf)
+	raw.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		g.mu.Lock()
+		n := len(g.cancels)
+		g.mu.Unlock()
+		if n >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if fmt.Sprint(g.cancels) != "[true false]" {
+		t.Fatalf("cancel requests forwarded: %v; want the driver's forwarded and the forged one refused", g.cancels)
+	}
+}
+
+// rawConn speaks the protocol directly, for messages drivers rarely send.
+func rawConn(t *testing.T, p *Proxy, params map[string]string) (*pgproto3.Frontend, net.Conn) {
+	t.Helper()
+	nc, err := net.Dial("tcp", p.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	fe := pgproto3.NewFrontend(nc, nc)
+	if params == nil {
+		params = map[string]string{"user": "postgres", "database": "postgres"}
+	}
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: params})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return fe, nc
+}
+
+func readUntil(t *testing.T, fe *pgproto3.Frontend, want func(pgproto3.BackendMessage) bool) pgproto3.BackendMessage {
+	t.Helper()
+	for {
+		m, err := fe.Receive()
+		if err != nil {
+			t.Fatalf("receive: %v", err)
+		}
+		if want(m) {
+			return m
+		}
+	}
+}
+
+func TestProxyFailsFlushExplicitly(t *testing.T) {
+	g := &recordingGate{}
+	p := startProxy(t, g, ProfileSyncCycle)
+	fe, _ := rawConn(t, p, nil)
+	readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ReadyForQuery); return ok })
+	fe.Send(&pgproto3.Parse{Query: "select 1"})
+	fe.Send(&pgproto3.Flush{})
+	fe.Flush()
+	m := readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ErrorResponse); return ok })
+	if e := m.(*pgproto3.ErrorResponse); !strings.Contains(e.Message, "--protocol-profile flush-stages") {
+		t.Fatalf("error %q does not name the profile to use", e.Message)
+	}
+	if _, err := fe.Receive(); err == nil {
+		t.Fatal("the connection stayed open after the failure")
+	}
+}
+
+func TestProxyRefusesReplication(t *testing.T) {
+	p := startProxy(t, &recordingGate{}, ProfileSyncCycle)
+	fe, _ := rawConn(t, p, map[string]string{"user": "postgres", "database": "postgres", "replication": "database"})
+	m := readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ErrorResponse); return ok })
+	if !strings.Contains(m.(*pgproto3.ErrorResponse).Message, "COPY BOTH") {
+		t.Fatalf("error %q", m.(*pgproto3.ErrorResponse).Message)
+	}
+}

@@ -1,0 +1,222 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pginterleave/interleave/netproxy"
+)
+
+// fakeMonitor reports the pids in blocked as waiting on actors.
+type fakeMonitor struct {
+	mu      sync.Mutex
+	blocked map[uint32][]uint32
+	polls   int
+}
+
+func (m *fakeMonitor) Waits(_ context.Context, pids, _ []uint32) ([]Wait, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.polls++
+	var out []Wait
+	for _, p := range pids {
+		if b, ok := m.blocked[p]; ok {
+			out = append(out, Wait{PID: p, ByActors: len(b) > 0, Blockers: b})
+		}
+	}
+	return out, nil
+}
+
+// actor drives one lane like a driver would: each unit waits at the gate,
+// then "executes" and completes.
+func actor(t *testing.T, a *Attempt, i int, units int, order *[]string, mu *sync.Mutex) {
+	g, err := a.Gate(i).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: uint32(100 + i)})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	for u := 0; u < units; u++ {
+		if err := g.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Ordinal: u, Bytes: []byte{'Q', byte(i), byte(u)}, Types: []byte("Q")}); err != nil {
+			t.Error(err)
+			return
+		}
+		mu.Lock()
+		*order = append(*order, fmt.Sprintf("%c%d", 'a'+i, u+1))
+		mu.Unlock()
+		g.Complete(&netproxy.Result{TxStatus: 'I'})
+	}
+	g.Closed(nil)
+	a.ActorDone(i)
+}
+
+func TestFIFOInterleavesAtQuiescence(t *testing.T) {
+	for run := 0; run < 20; run++ {
+		a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+		var mu sync.Mutex
+		var order []string
+		var wg sync.WaitGroup
+		for i := 0; i < 2; i++ {
+			wg.Add(1)
+			go func(i int) { defer wg.Done(); actor(t, a, i, 2, &order, &mu) }(i)
+		}
+		if err := a.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		if got := strings.Join(order, " "); got != "a1 b1 a2 b2" {
+			t.Fatalf("run %d: order %s, want the FIFO order a1 b1 a2 b2", run, got)
+		}
+		r := a.Result()
+		if len(r.Decisions) != 4 || r.Decisions[0].Choice || len(r.Decisions[1].Candidates) != 2 {
+			t.Fatalf("decisions %+v", r.Decisions)
+		}
+	}
+}
+
+type pickLast struct{}
+
+func (pickLast) Choose(_ int, c []Candidate) ([]int, error) { return []int{len(c) - 1}, nil }
+
+func TestPolicyChoicesAreRecorded(t *testing.T) {
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}, Policy: pickLast{}})
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func(i int) { defer wg.Done(); actor(t, a, i, 2, &order, &mu) }(i)
+	}
+	if err := a.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if got := strings.Join(order, " "); got != "b1 b2 a1 a2" {
+		t.Fatalf("order %s", got)
+	}
+	choices := 0
+	for _, d := range a.Result().Decisions {
+		if d.Choice {
+			choices++
+		}
+	}
+	if choices != 2 {
+		t.Fatalf("%d choices recorded, want 2 (the first two decisions picked the second candidate)", choices)
+	}
+}
+
+// A released unit PostgreSQL reports as blocked counts as quiescent: the
+// other actor's unit is released while it waits.
+func TestBlockedUnitLetsOthersRun(t *testing.T) {
+	mon := &fakeMonitor{blocked: map[uint32][]uint32{}}
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: mon})
+	ga, _ := a.Gate(0).Attach(netproxy.ConnInfo{BackendPID: 100})
+	gb, _ := a.Gate(1).Attach(netproxy.ConnInfo{BackendPID: 101})
+	done := make(chan error, 1)
+	go func() { done <- a.Run(context.Background()) }()
+	unit := func(o int) *netproxy.Unit {
+		return &netproxy.Unit{Kind: netproxy.KindSimple, Ordinal: o, Bytes: []byte{'Q', byte(o)}, Types: []byte("Q")}
+	}
+	// a's first unit is released and "blocks" on b.
+	mon.mu.Lock()
+	mon.blocked[100] = []uint32{101}
+	mon.mu.Unlock()
+	released := make(chan string, 4)
+	go func() {
+		if ga.Await(context.Background(), unit(0)) == nil {
+			released <- "a1"
+		}
+	}()
+	go func() {
+		if gb.Await(context.Background(), unit(0)) == nil {
+			released <- "b1"
+		}
+	}()
+	var got []string
+	for len(got) < 2 {
+		select {
+		case r := <-released:
+			got = append(got, r)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("released %v; b1 must be released while a1 waits on a lock", got)
+		}
+	}
+	if strings.Join(got, " ") != "a1 b1" {
+		t.Fatalf("released %v", got)
+	}
+	mon.mu.Lock()
+	delete(mon.blocked, 100)
+	mon.mu.Unlock()
+	gb.Complete(&netproxy.Result{TxStatus: 'I'})
+	ga.Complete(&netproxy.Result{TxStatus: 'I'})
+	a.ActorDone(0)
+	a.ActorDone(1)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r := a.Result()
+	if len(r.Units[0].LockWaits) != 1 || r.Units[0].LockWaits[0].Blockers[0] != 1 {
+		t.Fatalf("lock wait of a1 not recorded as blocked by b: %+v", r.Units[0].LockWaits)
+	}
+}
+
+func TestForeignBlockerIsInconclusive(t *testing.T) {
+	mon := &fakeMonitor{blocked: map[uint32][]uint32{}}
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: foreign{mon}})
+	ga, _ := a.Gate(0).Attach(netproxy.ConnInfo{BackendPID: 100})
+	a.ActorDone(1)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(context.Background()) }()
+	go ga.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInconclusive) || !strings.Contains(err.Error(), "not an actor") {
+			t.Fatalf("error %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a unit blocked by a foreign session did not end the attempt")
+	}
+}
+
+// foreign reports every polled pid as waiting on pid 999, which is not an actor.
+type foreign struct{ *fakeMonitor }
+
+func (foreign) Waits(_ context.Context, pids, _ []uint32) ([]Wait, error) {
+	var out []Wait
+	for _, p := range pids {
+		out = append(out, Wait{PID: p, Blockers: []uint32{999}})
+	}
+	return out, nil
+}
+
+func TestDeadlineAbortsAndExplains(t *testing.T) {
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	a.ActorDone(1)
+	err := a.Run(ctx) // actor a never sends anything
+	if !errors.Is(err, ErrInconclusive) || !strings.Contains(err.Error(), "a was running its own code") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestSecondProducerIsRefusedWithHint(t *testing.T) {
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
+	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
+	a.ActorDone(1)
+	go a.Run(context.Background())
+	defer a.Abort(errors.New("test over"))
+	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+		t.Fatal(err)
+	}
+	g1.Complete(&netproxy.Result{TxStatus: 'I'})
+	err := g2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	if !errors.Is(err, ErrSecondProducer) || !strings.Contains(err.Error(), "--connections multi-producer") {
+		t.Fatalf("error %v", err)
+	}
+}
