@@ -54,8 +54,8 @@ func TestFramerRejectsBadLengths(t *testing.T) {
 		want string
 	}{
 		"length below 4": {[]byte{'Q', 0, 0, 0, 3}, 0, "invalid length"},
-		"over the limit":  {[]byte{'Q', 0x10, 0, 0, 0}, 1 << 20, "exceeds the proxy's limit"},
-		"truncated":       {append([]byte{'Q', 0, 0, 0, 10}, 'a'), 0, "unexpected EOF"},
+		"over the limit": {[]byte{'Q', 0x10, 0, 0, 0}, 1 << 20, "exceeds the proxy's limit"},
+		"truncated":      {append([]byte{'Q', 0, 0, 0, 10}, 'a'), 0, "unexpected EOF"},
 	} {
 		f := newFramer(bytes.NewReader(tc.in), tc.max)
 		_, _, _, err := f.next()

@@ -69,7 +69,9 @@ func startProxy(t *testing.T, g Gate, profile Profile) *Proxy {
 	t.Helper()
 	ep := server.Endpoint()
 	p, err := Listen(Config{
-		Dial:    func(ctx context.Context) (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, ep.Network, ep.Address) },
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, ep.Network, ep.Address)
+		},
 		Gate:    g,
 		Profile: profile,
 	})
