@@ -26,8 +26,9 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	fr  *framer
-	asm assembler
+	fr   *framer
+	asm  assembler
+	unit Unit // reused for every Await: no allocation per unit
 
 	// Set by the pump before readyCh closes; read-only afterwards.
 	cg      ConnGate
@@ -278,8 +279,8 @@ func (c *conn) forward() error {
 				}
 				inflight = false
 			}
-			u := Unit{Kind: kind, Ordinal: units, Bytes: c.fr.unit(), Types: c.asm.types}
-			if err := c.cg.Await(c.ctx, &u); err != nil {
+			c.unit = Unit{Kind: kind, Ordinal: units, Bytes: c.fr.unit(), Types: c.asm.types}
+			if err := c.cg.Await(c.ctx, &c.unit); err != nil {
 				return c.fail(err)
 			}
 			inflight = true
