@@ -24,6 +24,7 @@ type attemptResult struct {
 	SchedErr  error
 	Actors    []ActorResult
 	Abandoned []string // actors that did not return after cancellation
+	Capture   []byte   // raw capture, kept for failures (or every attempt with capture "all")
 	Started   time.Time
 	Duration  time.Duration
 }
@@ -43,6 +44,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 			return res.harness("setup failed: %v", err)
 		}
 	}
+	w.capture.Reset()
 	profile, _ := netproxy.ParseProfile(w.env.opts.ProtocolProfile)
 	at := sched.New(sched.Config{
 		Actors:        sc.actorNames(),
@@ -60,7 +62,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 		}
 	}()
 	for i := range sc.Actors {
-		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: profile})
+		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: profile, Recorder: w.capture.Recorder(i)})
 		if err != nil {
 			return res.harness("%v", err)
 		}
@@ -111,11 +113,18 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 	}
 	res.Sched = at.Result()
 	res.SchedErr = schedErr
-	return w.judge(actx, sc, res, at)
+	w.judge(actx, sc, res, at)
+	for _, p := range proxies {
+		p.Close() // every stream's close is in the capture before it is kept
+	}
+	if w.env.opts.Capture == "all" || (w.env.opts.Capture != "off" && (res.Outcome.failed() || res.Outcome == OutcomeHarnessError)) {
+		res.Capture = append([]byte(nil), w.capture.Bytes()...)
+	}
+	return res
 }
 
 // judge decides the outcome once every actor has returned (or been given up).
-func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at *sched.Attempt) *attemptResult {
+func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at *sched.Attempt) {
 	if len(res.Abandoned) > 0 && res.SchedErr == nil {
 		res.SchedErr = fmt.Errorf("%w: actors %v did not return", sched.ErrInconclusive, res.Abandoned)
 	}
@@ -130,18 +139,18 @@ func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at
 		if len(res.Abandoned) > 0 {
 			res.Message += fmt.Sprintf(" (actors %v ignored cancellation and were abandoned)", res.Abandoned)
 		}
-		return res
+		return
 	}
 	if err := at.LaneError(); err != nil {
 		res.Outcome, res.Message = OutcomeHarnessError, err.Error()
-		return res
+		return
 	}
 	if !sc.HandleActorErrors {
 		for _, r := range res.Actors {
 			if r.Err != nil {
 				res.Outcome = OutcomeActorError
 				res.Message = fmt.Sprintf("actor %s failed: %v", r.Actor, r.Err)
-				return res
+				return
 			}
 		}
 	}
@@ -157,7 +166,6 @@ func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at
 	default:
 		res.Outcome = OutcomePass
 	}
-	return res
 }
 
 func (r *attemptResult) harness(format string, args ...any) *attemptResult {

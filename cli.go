@@ -118,6 +118,7 @@ func bindOptions(cmd *cobra.Command, o *Options) {
 	f.DurationVar(&o.Settle, "settle", 0, "quiet time that ends a multi-producer actor's turn (default 5ms)")
 	f.StringVar(&o.Out, "out", "", "write the failing attempt's artifact to this file")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
+	f.StringVar(&o.Capture, "capture", "failures", "keep the byte-exact wire capture of: failures, all, off")
 }
 
 func findScenario(scenarios []Scenario, name string) ([]Scenario, error) {

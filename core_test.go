@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/netproxy"
 )
 
 func connect(ctx context.Context, cs string) (*pgx.Conn, error) { return pgx.Connect(ctx, cs) }
@@ -95,6 +97,31 @@ func TestCounterRaceFoundOnFirstAttempt(t *testing.T) {
 	}
 	if _, err := artifact.Encode(a); err != nil {
 		t.Fatal(err)
+	}
+	// The failing attempt keeps its byte-exact capture.
+	if a.Capture == nil {
+		t.Fatal("the failing attempt has no capture")
+	}
+	raw, err := capture.Decompress(a.Capture.Data, a.Capture.SHA256, a.Capture.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := capture.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent bytes.Buffer
+	for _, r := range recs {
+		if r.Dir == netproxy.ClientToServer {
+			sent.Write(r.Data)
+		}
+	}
+	for _, u := range a.Units {
+		for _, q := range u.SQL {
+			if !bytes.Contains(sent.Bytes(), []byte(q)) {
+				t.Errorf("the capture lacks %q", q)
+			}
+		}
 	}
 	if err := artifact.Validate(a); err != nil {
 		t.Fatalf("the artifact does not validate: %v", err)

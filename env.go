@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
 )
@@ -63,7 +64,8 @@ type worker struct {
 	control  *pgx.Conn // setup, invariant, reset
 	monitor  *sched.PGMonitor
 	pristine *pgserver.Pristine
-	fresh    bool // the database has not been used by an attempt yet
+	fresh    bool           // the database has not been used by an attempt yet
+	capture  *capture.Arena // reused by every attempt of this worker
 }
 
 func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
@@ -71,7 +73,10 @@ func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{env: e, db: db, fresh: true}
+	w := &worker{env: e, db: db, fresh: true, capture: capture.NewArena()}
+	if e.opts.Capture == "off" {
+		w.capture.Disable()
+	}
 	defer func() {
 		if err != nil {
 			w.close(context.Background())

@@ -45,6 +45,10 @@ type Options struct {
 	Strategy string
 	Seed     int64
 
+	// Capture is "failures" (default: keep the wire capture of failing
+	// attempts), "all" or "off".
+	Capture string
+
 	// Out is where a failing artifact is written ("" writes none); Force
 	// allows overwriting it.
 	Out   string
@@ -81,6 +85,11 @@ func (o *Options) validate() error {
 	case "", "single-producer", "multi-producer", "multi-producer-v1":
 	default:
 		return fmt.Errorf("unknown connection profile %q (known: single-producer, multi-producer)", o.Connections)
+	}
+	switch o.Capture {
+	case "", "failures", "all", "off":
+	default:
+		return fmt.Errorf("unknown capture mode %q (known: failures, all, off)", o.Capture)
 	}
 	if _, err := netproxy.ParseProfile(o.ProtocolProfile); err != nil {
 		return err

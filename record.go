@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/sched"
 )
 
@@ -53,6 +54,11 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			}
 		}
 		a.Actors = append(a.Actors, rec)
+	}
+	if r.Capture != nil {
+		if data, sum, err := capture.Compress(r.Capture); err == nil {
+			a.Capture = &artifact.Capture{Encoding: "zstd+base64", SHA256: sum, Size: len(r.Capture), Data: data}
+		}
 	}
 	if r.Sched == nil {
 		return a

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/netproxy"
 	"github.com/pginterleave/interleave/sched"
 )
@@ -44,11 +45,12 @@ func roundTrip(b *testing.B, c *pgconn.PgConn) time.Duration {
 }
 
 // BenchmarkProxyOverhead measures one simple-protocol round trip ("SELECT 1")
-// four ways, interleaved in the same loop so that machine noise hits all of
+// five ways, interleaved in the same loop so that machine noise hits all of
 // them alike: directly over loopback TCP (the baseline), through the proxy
 // with a gate that releases at once (passthrough), and through the proxy
-// gated by the scheduler (quiescence, decision, lock-wait polling), with
-// capture off. It reports each as a ratio to the direct round trip.
+// gated by the scheduler (quiescence, decision, lock-wait polling), and
+// passthrough with capture on. It reports ratios: each to the direct round
+// trip, and capture on to capture off.
 func BenchmarkProxyOverhead(b *testing.B) {
 	ctx := context.Background()
 	direct := connectVia(b, server.Port())
@@ -59,6 +61,14 @@ func BenchmarkProxyOverhead(b *testing.B) {
 	}
 	defer pass.Close()
 	passConn := connectVia(b, pass.Addr().Port)
+
+	arena := capture.NewArena()
+	captured, err := netproxy.Listen(netproxy.Config{Dial: dialServer, Gate: openGate{}, Recorder: arena.Recorder(0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer captured.Close()
+	capConn := connectVia(b, captured.Addr().Port)
 
 	mon, err := sched.NewPGMonitor(ctx, server.ConnString("postgres"))
 	if err != nil {
@@ -76,12 +86,16 @@ func BenchmarkProxyOverhead(b *testing.B) {
 	go func() { done <- at.Run(runCtx) }()
 	gatedConn := connectVia(b, gated.Addr().Port)
 
-	var td, tp, tg time.Duration
+	var td, tp, tc, tg time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		td += roundTrip(b, direct)
 		tp += roundTrip(b, passConn)
+		tc += roundTrip(b, capConn)
 		tg += roundTrip(b, gatedConn)
+		if i%10000 == 0 {
+			arena.Reset() // as every attempt does
+		}
 	}
 	b.StopTimer()
 	n := float64(b.N)
@@ -89,6 +103,7 @@ func BenchmarkProxyOverhead(b *testing.B) {
 	b.ReportMetric(float64(tp.Nanoseconds())/n, "passthrough-ns/op")
 	b.ReportMetric(float64(tg.Nanoseconds())/n, "gated-ns/op")
 	b.ReportMetric(float64(tp)/float64(td), "passthrough/direct")
+	b.ReportMetric(float64(tc)/float64(tp), "captured/passthrough")
 	b.ReportMetric(float64(tg)/float64(td), "gated/direct")
 	gatedConn.Close(ctx)
 	at.ActorDone(0)
