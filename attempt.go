@@ -44,6 +44,20 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 			return res.harness("setup failed: %v", err)
 		}
 	}
+	if w.printDB || w.checkSetup != nil {
+		w.printDB = false
+		p, err := databaseFingerprint(actx, w.control)
+		if err != nil {
+			return res.harness("%v", err)
+		}
+		w.env.noteDatabase(p)
+		if w.checkSetup != nil {
+			if err := w.checkSetup(p); err != nil {
+				res.Outcome, res.Message, res.SchedErr = OutcomeIncompatible, err.Error(), err
+				return res
+			}
+		}
+	}
 	w.capture.Reset()
 	profile, _ := netproxy.ParseProfile(w.env.opts.ProtocolProfile)
 	at := sched.New(sched.Config{

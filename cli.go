@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -20,12 +22,32 @@ import (
 // 2 usage/actor/harness error, 3 incompatible replay, 4 inconclusive or
 // budget spent, 128+N after signal N (after cleanup).
 func Main(scenarios ...Scenario) {
-	os.Exit(RunCLI(os.Args[1:], os.Stdout, os.Stderr, scenarios...))
+	os.Exit(runCLI(os.Args[1:], os.Stdout, os.Stderr, programDir(), scenarios))
 }
 
 // RunCLI is Main without the exit: it parses args, runs, and returns the
-// exit code.
+// exit code. Sources are not fingerprinted (there is no program directory).
 func RunCLI(args []string, stdout, stderr io.Writer, scenarios ...Scenario) int {
+	return runCLI(args, stdout, stderr, "", scenarios)
+}
+
+// programDir finds the scenario program's package directory: the one
+// `interleave run` passes, or the directory of the file that called Main
+// when it exists on this machine.
+func programDir() string {
+	if d := os.Getenv("INTERLEAVE_PROGRAM_DIR"); d != "" {
+		return d
+	}
+	if _, file, _, ok := runtime.Caller(2); ok {
+		dir := filepath.Dir(file)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			return dir
+		}
+	}
+	return ""
+}
+
+func runCLI(args []string, stdout, stderr io.Writer, dir string, scenarios []Scenario) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var sig atomic.Int32
@@ -45,7 +67,7 @@ func RunCLI(args []string, stdout, stderr io.Writer, scenarios ...Scenario) int 
 	}()
 
 	code := ExitPass
-	root := newRootCommand(ctx, stdout, stderr, scenarios, &code)
+	root := newRootCommand(ctx, stdout, stderr, scenarios, &code, dir)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -85,14 +107,14 @@ func oneSentence(err error) string {
 	return s
 }
 
-func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []Scenario, code *int) *cobra.Command {
+func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []Scenario, code *int, dir string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "scenario",
 		Short:         "Run, replay and minimize Interleave scenarios",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(ctx, stdout, scenarios, code))
+	root.AddCommand(newRunCommand(ctx, stdout, scenarios, code, dir))
 	root.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the scenarios in this program",
@@ -103,7 +125,7 @@ func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []S
 			return nil
 		},
 	})
-	addReplayCommands(ctx, root, stdout, scenarios, code)
+	addReplayCommands(ctx, root, stdout, scenarios, code, dir)
 	return root
 }
 
@@ -140,8 +162,8 @@ func findScenario(scenarios []Scenario, name string) ([]Scenario, error) {
 	return nil, &codeError{ExitError, fmt.Errorf("no scenario named %q (this program has: %s)", name, strings.Join(names, ", "))}
 }
 
-func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, code *int) *cobra.Command {
-	var o Options
+func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, code *int, dir string) *cobra.Command {
+	o := Options{ProgramDir: dir}
 	var name string
 	cmd := &cobra.Command{
 		Use:   "run",

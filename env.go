@@ -6,8 +6,10 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
@@ -18,10 +20,24 @@ type env struct {
 	opts   Options
 	server pgserver.Server
 	shared bool // the caller owns the server
+
+	mu sync.Mutex
+	fp *artifact.Fingerprint // program, server and database after setup
 }
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
-	e := &env{opts: opts}
+	fp, err := programFingerprint(opts.ProgramDir)
+	if err != nil {
+		return nil, err
+	}
+	fp.Profiles = opts.profiles()
+	return openEnvWith(ctx, opts, workers, fp)
+}
+
+// openEnvWith starts the server side with an already computed program
+// fingerprint.
+func openEnvWith(ctx context.Context, opts Options, workers int, fp *artifact.Fingerprint) (*env, error) {
+	e := &env{opts: opts, fp: fp}
 	var err error
 	if opts.Server != nil {
 		e.server, e.shared = opts.Server, true
@@ -66,6 +82,10 @@ type worker struct {
 	pristine *pgserver.Pristine
 	fresh    bool           // the database has not been used by an attempt yet
 	capture  *capture.Arena // reused by every attempt of this worker
+	// printDB asks the next attempt to fingerprint the database after setup;
+	// checkSetup, when set, judges that fingerprint (exact replay).
+	printDB    bool
+	checkSetup func(*artifact.DatabasePrint) error
 }
 
 func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
@@ -73,7 +93,7 @@ func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{env: e, db: db, fresh: true, capture: capture.NewArena()}
+	w := &worker{env: e, db: db, fresh: true, capture: capture.NewArena(), printDB: true}
 	if e.opts.Capture == "off" {
 		w.capture.Disable()
 	}
@@ -87,6 +107,14 @@ func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
 	}
 	if w.pristine, err = pgserver.Snapshot(ctx, w.control); err != nil {
 		return nil, err
+	}
+	e.mu.Lock()
+	if e.fp.ServerVersion == "" {
+		err = serverFingerprint(ctx, w.control, e.fp)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("fingerprint the server: %w", err)
 	}
 	if w.monitor, err = sched.NewPGMonitor(ctx, e.server.ConnString(e.server.MaintenanceDB())); err != nil {
 		return nil, err
@@ -143,4 +171,23 @@ func (w *worker) close(ctx context.Context) {
 		_ = w.control.Close(ctx)
 	}
 	_ = w.env.server.DropDatabase(ctx, w.db)
+}
+
+// fingerprint returns a copy of the run's fingerprint.
+func (e *env) fingerprint() *artifact.Fingerprint {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := *e.fp
+	return &c
+}
+
+// noteDatabase records the database fingerprint after setup the first time
+// it is computed, and returns the recorded one.
+func (e *env) noteDatabase(p *artifact.DatabasePrint) *artifact.DatabasePrint {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fp.Database == nil {
+		e.fp.Database = p
+	}
+	return e.fp.Database
 }

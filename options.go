@@ -20,6 +20,9 @@ type Options struct {
 	DatabaseURL string
 	// PGBin is the directory with initdb and postgres for the managed server.
 	PGBin string
+	// ProgramDir is the scenario program's package directory; its package
+	// graph's sources are fingerprinted for exact replay. Main fills it in.
+	ProgramDir string
 	// Server, when set, is an already running server to use (for example one
 	// shared by many tests); the caller closes it. It wins over DatabaseURL.
 	Server pgserver.Server
@@ -102,4 +105,14 @@ func (o *Options) validate() error {
 
 func (o *Options) multiProducer() bool {
 	return o.Connections == "multi-producer" || o.Connections == "multi-producer-v1"
+}
+
+// profiles names the connection and protocol profiles for the fingerprint.
+func (o *Options) profiles() string {
+	conns := "single-producer"
+	if o.multiProducer() {
+		conns = "multi-producer"
+	}
+	p, _ := netproxy.ParseProfile(o.ProtocolProfile)
+	return "connections=" + conns + " protocol=" + p.String()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"sort"
 	"strconv"
 	"time"
 
@@ -54,6 +55,26 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			}
 		}
 		a.Actors = append(a.Actors, rec)
+	}
+	a.Fingerprint = e.fingerprint()
+	if r.Sched != nil {
+		for _, l := range r.Sched.Lanes {
+			cp := artifact.ConnPrint{Actor: names[l.Actor], Conn: l.Ordinal, Params: [][2]string{}}
+			for i := 0; i+1 < len(l.Params); i += 2 {
+				k, v := l.Params[i], l.Params[i+1]
+				switch k {
+				case "password":
+					continue
+				case "database":
+					v = "(the attempt's database)" // a new name every run
+				}
+				cp.Params = append(cp.Params, [2]string{k, v})
+			}
+			// Drivers may send parameters in any order (pgx iterates a map):
+			// the set is what must match.
+			sort.Slice(cp.Params, func(i, j int) bool { return cp.Params[i][0] < cp.Params[j][0] })
+			a.Fingerprint.Connections = append(a.Fingerprint.Connections, cp)
+		}
 	}
 	if r.Capture != nil {
 		if data, sum, err := capture.Compress(r.Capture); err == nil {

@@ -2,11 +2,90 @@ package interleave
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"time"
 
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/spf13/cobra"
 )
 
-// addReplayCommands registers replay and minimize (see replay.go).
-func addReplayCommands(ctx context.Context, root *cobra.Command, stdout io.Writer, scenarios []Scenario, code *int) {
+// addReplayCommands registers replay and minimize.
+func addReplayCommands(ctx context.Context, root *cobra.Command, stdout io.Writer, scenarios []Scenario, code *int, dir string) {
+	ro := ReplayOptions{Options: Options{ProgramDir: dir}}
+	replay := &cobra.Command{
+		Use:   "replay ARTIFACT",
+		Short: "Replay a recorded failure in its recorded order (exact, or --guided against changed code)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, sc, err := loadForReplay(args[0], scenarios)
+			if err != nil {
+				return err
+			}
+			ro.Source = args[0]
+			res, err := Replay(ctx, sc, rec, ro)
+			if res != nil {
+				res.Print(stdout)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return &codeError{ExitError, err}
+			}
+			*code = res.ExitCode()
+			return nil
+		},
+	}
+	bindOptions(replay, &ro.Options)
+	replay.Flags().BoolVar(&ro.Guided, "guided", false, "follow the recorded order of actors against changed code, then the default order")
+	root.AddCommand(replay)
+
+	mo := MinimizeOptions{Options: Options{ProgramDir: dir}}
+	minimize := &cobra.Command{
+		Use:   "minimize ARTIFACT",
+		Short: "Remove choices from a failing schedule while the same failure still happens",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, sc, err := loadForReplay(args[0], scenarios)
+			if err != nil {
+				return err
+			}
+			mo.Source = args[0]
+			res, err := Minimize(ctx, sc, rec, mo)
+			if res != nil {
+				res.Print(stdout)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return &codeError{ExitError, err}
+			}
+			*code = res.ExitCode()
+			return nil
+		},
+	}
+	bindOptions(minimize, &mo.Options)
+	minimize.Flags().IntVar(&mo.MaxAttempts, "max-attempts", 0, "stop after this many attempts (0: no limit)")
+	minimize.Flags().DurationVar(&mo.MaxTime, "max-time", 0*time.Second, "stop after this long (0: no limit)")
+	root.AddCommand(minimize)
+}
+
+// loadForReplay reads an artifact (untrusted input) and finds its scenario.
+func loadForReplay(path string, scenarios []Scenario) (*artifact.Artifact, Scenario, error) {
+	rec, err := artifact.Read(path)
+	if err != nil {
+		if errors.Is(err, artifact.ErrInvalid) {
+			return nil, Scenario{}, &codeError{ExitError, fmt.Errorf("%w; it cannot be replayed", err)}
+		}
+		return nil, Scenario{}, &codeError{ExitError, err}
+	}
+	for _, s := range scenarios {
+		if s.Name == rec.Scenario.Name {
+			return rec, s, nil
+		}
+	}
+	return nil, Scenario{}, &codeError{ExitIncompatible, fmt.Errorf("%s records scenario %q, which this program does not define", path, rec.Scenario.Name)}
 }

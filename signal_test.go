@@ -56,18 +56,17 @@ func TestSIGINTMidSearchLeavesNothingBehind(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		var clusterDir string
-		waitFor(t, "the managed server's directory", func() bool {
+		var clusterDir, postmaster string
+		waitFor(t, "the managed server's pid file", func() bool {
 			m, _ := filepath.Glob(filepath.Join(tmp, "interleave-pg-*"))
 			if len(m) == 1 {
 				clusterDir = m[0]
-				_, err := os.Stat(filepath.Join(clusterDir, "data", "postmaster.pid"))
-				return err == nil
+				pidfile, _ := os.ReadFile(filepath.Join(clusterDir, "data", "postmaster.pid"))
+				postmaster = strings.TrimSpace(strings.SplitN(string(pidfile), "\n", 2)[0])
+				return postmaster != ""
 			}
 			return false
 		})
-		pidfile, _ := os.ReadFile(filepath.Join(clusterDir, "data", "postmaster.pid"))
-		postmaster := strings.SplitN(string(pidfile), "\n", 2)[0]
 		time.Sleep(1500 * time.Millisecond) // let the search run
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()

@@ -250,3 +250,6 @@ type Capture struct {
 	Size     int    `json:"size"`     // uncompressed
 	Data     string `json:"data"`
 }
+
+// Failed is true for the outcomes worth replaying as failures.
+func (o Outcome) Failed() bool { return o.Kind == "violation" || o.Kind == "actor-error" }

@@ -238,7 +238,7 @@ func (a *Attempt) candidatesLocked() ([]Candidate, []*lane) {
 	}
 	cands := make([]Candidate, len(lanes))
 	for i, l := range lanes {
-		cands[i] = Candidate{Ref: l.unit.Ref, Hash: l.unit.Hash, Since: l.unit.PendingStep}
+		cands[i] = Candidate{Ref: l.unit.Ref, Hash: l.unit.Hash, Since: l.unit.PendingStep, Prepare: l.unit.Prepare}
 	}
 	return cands, lanes
 }

@@ -19,9 +19,10 @@ func (r UnitRef) String() string { return fmt.Sprintf("%d#%d.%d", r.Actor, r.Con
 
 // Candidate is a unit pending at a decision.
 type Candidate struct {
-	Ref   UnitRef
-	Hash  uint64
-	Since int // decision step at which the unit became pending
+	Ref     UnitRef
+	Hash    uint64
+	Since   int  // decision step at which the unit became pending
+	Prepare bool // the unit executes nothing (released without a choice)
 }
 
 // Decision is one release: the units released together (one, or two under
