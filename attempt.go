@@ -106,6 +106,9 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 	}
 
 	schedErr := <-schedDone
+	if schedErr == nil && actx.Err() != nil {
+		schedErr = fmt.Errorf("%w: the attempt deadline (%v) passed as the actors finished; their errors may be its consequence", sched.ErrInconclusive, w.env.opts.AttemptTimeout)
+	}
 	if schedErr != nil {
 		cancelActors()
 		for _, p := range proxies {

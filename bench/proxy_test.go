@@ -18,6 +18,8 @@ type openGate struct{}
 
 func (openGate) Attach(netproxy.ConnInfo) (netproxy.ConnGate, error) { return openGate{}, nil }
 func (openGate) Cancel(uint32, bool)                                 {}
+func (openGate) Starting(int)                                        {}
+func (openGate) StartFailed(int, error)                              {}
 func (openGate) Await(context.Context, *netproxy.Unit) error         { return nil }
 func (openGate) Complete(*netproxy.Result)                           {}
 func (openGate) Closed(error)                                        {}

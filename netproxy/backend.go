@@ -12,9 +12,10 @@ const maxKeptBody = 4096
 type serverEvent uint8
 
 const (
-	evReady    serverEvent = iota + 1 // ReadyForQuery
-	evKeyData                         // BackendKeyData
-	evCopyBoth                        // CopyBothResponse
+	evReady     serverEvent = iota + 1 // ReadyForQuery
+	evKeyData                          // BackendKeyData
+	evCopyBoth                         // CopyBothResponse
+	evStageDone                        // a Flush-terminated stage got all its responses
 )
 
 // backendScanner follows server messages across chunk boundaries without
@@ -36,6 +37,13 @@ type backendScanner struct {
 	pid    uint32
 	key    []byte
 	events []serverEvent
+
+	// Flush stages (profile flush-stages): a released stage completes when
+	// tokens responses have arrived, or at its first error, after which the
+	// server ignores everything up to the next Sync (skipping).
+	stage    bool
+	tokens   int
+	skipping bool
 }
 
 func (s *backendScanner) resetResult() {
@@ -97,11 +105,24 @@ func keepBody(t byte) bool {
 // finish handles a complete message.
 func (s *backendScanner) finish() {
 	s.hdrN = 0
+	if s.stage {
+		switch s.typ {
+		case '1', '2', '3', 'T', 'n', 'C', 'I', 's':
+			if s.tokens--; s.tokens == 0 {
+				s.stage = false
+				s.events = append(s.events, evStageDone)
+			}
+		case 'E':
+			s.stage, s.skipping = false, true
+			s.events = append(s.events, evStageDone)
+		}
+	}
 	switch s.typ {
 	case 'Z':
 		if len(s.body) > 0 {
 			s.result.TxStatus = s.body[0]
 		}
+		s.skipping = false
 		s.events = append(s.events, evReady)
 	case 'C':
 		s.tags = append(s.tags, trimNUL(s.body)...)

@@ -42,6 +42,8 @@ type conn struct {
 
 	wmu sync.Mutex // serialises writes to the client
 
+	starting bool // Starting was reported; Attach or StartFailed must follow
+
 	mu         sync.Mutex
 	up         net.Conn
 	err        error // first failure
@@ -81,6 +83,8 @@ func (c *conn) serve() {
 	c.mu.Unlock()
 	if c.cg != nil && c.attached() {
 		c.cg.Closed(final)
+	} else if c.starting {
+		c.p.cfg.Gate.StartFailed(c.stream, final)
 	}
 	c.p.cfg.Recorder.Closed(c.stream, final)
 }
@@ -174,6 +178,8 @@ func (c *conn) startup() ([]string, error) {
 			return nil, c.fail(fmt.Errorf("%w: unsupported protocol version %d.%d", ErrProtocol, code>>16, code&0xffff))
 		}
 		params := parseStartupParams(pkt[8:])
+		c.p.cfg.Gate.Starting(c.stream)
+		c.starting = true
 		for i := 0; i+1 < len(params); i += 2 {
 			if params[i] == "replication" && params[i+1] != "false" && params[i+1] != "off" && params[i+1] != "0" {
 				return nil, c.fail(ErrCopyBoth)
@@ -284,8 +290,15 @@ func (c *conn) forward() error {
 				return c.fail(err)
 			}
 			inflight = true
+			immediate := c.expect(kind, c.asm.types)
 			if err := c.send(c.fr.unit()); err != nil {
 				return err
+			}
+			if immediate {
+				// A stage the server answers with nothing (only Flush, or
+				// sent while it skips to Sync after an error) is complete.
+				c.cg.Complete(&Result{})
+				c.done <- struct{}{}
 			}
 			units++
 			c.fr.discard()
@@ -312,4 +325,29 @@ func (c *conn) writeClient(b []byte) error {
 	defer c.wmu.Unlock()
 	_, err := c.client.Write(b)
 	return err
+}
+
+// expect tells the scanner how the unit about to be sent completes: at
+// ReadyForQuery, or for a Flush-terminated stage after one response per
+// message. It reports a stage that expects no response at all.
+func (c *conn) expect(kind Kind, types []byte) (immediate bool) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if kind != KindStage {
+		c.scan.stage = false
+		return false
+	}
+	tokens := 0
+	for _, t := range types {
+		switch t {
+		case 'P', 'B', 'D', 'E', 'C':
+			tokens++
+		}
+	}
+	if tokens == 0 || c.scan.skipping {
+		c.scan.stage = false
+		return true
+	}
+	c.scan.stage, c.scan.tokens = true, tokens
+	return false
 }

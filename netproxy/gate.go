@@ -64,6 +64,12 @@ type Gate interface {
 	// Cancel records a CancelRequest that arrived at this proxy; forwarded
 	// says whether it was passed on to PostgreSQL.
 	Cancel(pid uint32, forwarded bool)
+	// Starting reports a connection whose start-up packet arrived; every
+	// Starting is followed by Attach or by StartFailed for the same stream.
+	// Until then the actor is busy connecting.
+	Starting(stream int)
+	// StartFailed reports a connection that ended before start-up completed.
+	StartFailed(stream int, err error)
 }
 
 // ConnGate is the per-connection side of a Gate.

@@ -43,6 +43,8 @@ type recordingGate struct {
 }
 
 func (g *recordingGate) Attach(ConnInfo) (ConnGate, error) { return g, nil }
+func (g *recordingGate) Starting(int)                      {}
+func (g *recordingGate) StartFailed(int, error)            {}
 func (g *recordingGate) Cancel(_ uint32, fwd bool) {
 	g.mu.Lock()
 	g.cancels = append(g.cancels, fwd)
@@ -278,5 +280,73 @@ func TestProxyRefusesReplication(t *testing.T) {
 	m := readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ErrorResponse); return ok })
 	if !strings.Contains(m.(*pgproto3.ErrorResponse).Message, "COPY BOTH") {
 		t.Fatalf("error %q", m.(*pgproto3.ErrorResponse).Message)
+	}
+}
+
+// TestFlushStagesProfile drives pgconn's pipeline the way applications do
+// when they need results before deciding what to send next: each
+// Flush-terminated stage is a unit that completes when its responses have
+// arrived, an error ends a stage, and the server's skip to Sync is followed.
+func TestFlushStagesProfile(t *testing.T) {
+	g := &recordingGate{}
+	p := startProxy(t, g, ProfileFlushStages)
+	ctx := context.Background()
+	pc, err := pgconn.Connect(ctx, proxyURL(p, "sslmode=disable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close(ctx)
+	pl := pc.StartPipeline(ctx)
+	stage := func(sql string) (string, error) {
+		pl.SendQueryParams(sql, nil, nil, nil, nil)
+		pl.SendFlushRequest()
+		if err := pl.Flush(); err != nil {
+			return "", err
+		}
+		res, err := pl.GetResults()
+		if err != nil {
+			return "", err
+		}
+		rr, ok := res.(*pgconn.ResultReader)
+		if !ok {
+			return "", fmt.Errorf("got %T", res)
+		}
+		r := rr.Read()
+		if r.Err != nil {
+			return "", r.Err
+		}
+		return string(r.Rows[0][0]), nil
+	}
+	if v, err := stage("select 41 + 1"); err != nil || v != "42" {
+		t.Fatalf("first stage: %q %v", v, err)
+	}
+	if v, err := stage("select 'second'"); err != nil || v != "second" {
+		t.Fatalf("second stage: %q %v", v, err)
+	}
+	if _, err := stage("select 1/0"); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("failing stage: %v", err)
+	}
+	if err := pl.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := pl.GetResults(); err != nil {
+		t.Fatalf("sync after the error: %v", err)
+	} else if _, ok := res.(*pgconn.PipelineSync); !ok {
+		t.Fatalf("sync after the error: got %T", res)
+	}
+	if err := pl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pc.Exec(ctx, "select 1").ReadAll(); err != nil {
+		t.Fatalf("the connection is not usable after the pipeline: %v", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	got := strings.Join(g.units, " ")
+	if want := "stage:PBDEH stage:PBDEH stage:PBDEH extended:S simple:Q"; got != want {
+		t.Fatalf("units %q, want %q", got, want)
+	}
+	if res := strings.Join(g.results, " "); !strings.Contains(res, "|22012|") {
+		t.Fatalf("the failing stage's SQLSTATE is not recorded: %s", res)
 	}
 }

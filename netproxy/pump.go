@@ -74,7 +74,7 @@ func (c *conn) forwardChunk(b []byte) error {
 	}
 	for _, ev := range c.scan.events {
 		switch ev {
-		case evReady:
+		case evReady, evStageDone:
 			c.cg.Complete(c.scan.finishResult())
 			c.scan.resetResult()
 			select {

@@ -59,6 +59,7 @@ type actorState struct {
 	name      string
 	done      bool
 	lastEvent time.Time
+	starting  map[int]bool // streams in start-up: the actor is busy connecting
 }
 
 type laneState uint8
@@ -100,7 +101,7 @@ func New(cfg Config) *Attempt {
 	}
 	a := &Attempt{cfg: cfg, start: time.Now(), wake: make(chan struct{}, 1), epoch: 1}
 	for _, n := range cfg.Actors {
-		a.actors = append(a.actors, actorState{name: n, lastEvent: a.start})
+		a.actors = append(a.actors, actorState{name: n, lastEvent: a.start, starting: map[int]bool{}})
 	}
 	return a
 }
@@ -181,6 +182,7 @@ func (g actorGate) Attach(info netproxy.ConnInfo) (netproxy.ConnGate, error) {
 	a := g.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	delete(a.actors[g.actor].starting, info.Stream)
 	if a.aborted {
 		return nil, a.abortErr
 	}
@@ -191,6 +193,24 @@ func (g actorGate) Attach(info netproxy.ConnInfo) (netproxy.ConnGate, error) {
 	a.actors[g.actor].lastEvent = time.Now()
 	a.poke()
 	return l, nil
+}
+
+func (g actorGate) Starting(stream int) {
+	a := g.a
+	a.mu.Lock()
+	a.actors[g.actor].starting[stream] = true
+	a.actors[g.actor].lastEvent = time.Now()
+	a.poke()
+	a.mu.Unlock()
+}
+
+func (g actorGate) StartFailed(stream int, err error) {
+	a := g.a
+	a.mu.Lock()
+	delete(a.actors[g.actor].starting, stream)
+	a.actors[g.actor].lastEvent = time.Now()
+	a.poke()
+	a.mu.Unlock()
 }
 
 func (g actorGate) Cancel(pid uint32, forwarded bool) {

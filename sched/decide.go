@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,12 +33,17 @@ func (a *Attempt) Run(ctx context.Context) error {
 		case <-a.wake:
 		case <-timer.C:
 		case <-ctx.Done():
-			a.Abort(fmt.Errorf("%w: the attempt deadline passed; %s", ErrInconclusive, a.describeStates()))
+			a.Abort(a.stopReason(ctx))
 		}
 		return nil
 	}
 
 	for {
+		if ctx.Err() != nil {
+			// Checked first: actors that fail because the deadline cancelled
+			// them must not make the attempt look finished.
+			a.Abort(a.stopReason(ctx))
+		}
 		a.mu.Lock()
 		if a.aborted {
 			err := a.abortErr
@@ -115,6 +121,9 @@ func (a *Attempt) runningLocked(now time.Time) (running time.Duration, allDone b
 			continue
 		}
 		allDone = false
+		if len(st.starting) > 0 {
+			return 0, false // connecting: start-up is not gated, so wait for it
+		}
 		busy := false
 		for _, l := range a.lanes {
 			if l.info.Actor == i && !l.closed && l.state != laneIdle {
@@ -314,4 +323,12 @@ func (a *Attempt) describeStates() string {
 		return "every actor had finished"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// stopReason explains why ctx ended the attempt.
+func (a *Attempt) stopReason(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("%w: the attempt was cancelled; %s", ErrInconclusive, a.describeStates())
+	}
+	return fmt.Errorf("%w: the attempt deadline passed; %s", ErrInconclusive, a.describeStates())
 }
