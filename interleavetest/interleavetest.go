@@ -55,6 +55,14 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// Server is the managed server Main started, or nil without Main.
+func Server() pgserver.Server {
+	if shared == nil {
+		return nil
+	}
+	return shared
+}
+
 func prepare(opts interleave.Options) interleave.Options {
 	if opts.Server == nil && shared != nil && opts.DatabaseURL == "" && os.Getenv("TEST_DATABASE_URL") == "" {
 		opts.Server = shared
