@@ -1,0 +1,140 @@
+package interleave_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pginterleave/interleave"
+)
+
+// poolScenario: alice is a request handler with a pgxpool (MaxConns 4)
+// whose two goroutines query concurrently, so she drives two connections
+// at once; bob uses one connection.
+func poolScenario() interleave.Scenario {
+	return interleave.Scenario{
+		Name: "pool",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL); INSERT INTO t VALUES (1, 0), (2, 0)")
+			return err
+		},
+		Actors: []interleave.Actor{
+			{Name: "alice", Run: func(ctx context.Context, cs string) (any, error) {
+				cfg, err := pgxpool.ParseConfig(cs)
+				if err != nil {
+					return nil, err
+				}
+				cfg.MaxConns = 4
+				pool, err := pgxpool.NewWithConfig(ctx, cfg)
+				if err != nil {
+					return nil, err
+				}
+				defer pool.Close()
+				var wg sync.WaitGroup
+				errs := make([]error, 2)
+				for g := 0; g < 2; g++ {
+					wg.Add(1)
+					go func(g int) {
+						defer wg.Done()
+						for i := 0; i < 2; i++ {
+							var n int
+							if err := pool.QueryRow(ctx, "SELECT n FROM t WHERE id = $1", g+1).Scan(&n); err != nil {
+								errs[g] = err
+								return
+							}
+							if _, err := pool.Exec(ctx, "UPDATE t SET n = $1 WHERE id = $2", n+1, g+1); err != nil {
+								errs[g] = err
+								return
+							}
+						}
+					}(g)
+				}
+				wg.Wait()
+				return nil, firstErr(errs)
+			}},
+			{Name: "bob", Run: func(ctx context.Context, cs string) (any, error) {
+				c, err := pgx.Connect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer c.Close(ctx)
+				var n int
+				if err := c.QueryRow(ctx, "SELECT n FROM t WHERE id = 1").Scan(&n); err != nil {
+					return nil, err
+				}
+				_, err = c.Exec(ctx, "UPDATE t SET n = $1 WHERE id = 1", n+10)
+				return nil, err
+			}},
+		},
+		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+			var n int
+			if err := db.QueryRow(ctx, "SELECT n FROM t WHERE id = 1").Scan(&n); err != nil {
+				return err
+			}
+			if n != 12 {
+				return fmt.Errorf("lost update on row 1: n = %d, want 12", n)
+			}
+			return nil
+		},
+	}
+}
+
+func firstErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// TestPoolIsScheduledAndReplayedTenTimes runs the pool actor under the
+// multi-producer profile once, then replays the recorded schedule exactly
+// ten times in a row: every decision must name the same units (connections
+// bound by what they send), with the same outcome.
+func TestPoolIsScheduledAndReplayedTenTimes(t *testing.T) {
+	ctx := testCtx(t)
+	o := opts()
+	o.Connections = "multi-producer"
+	sc := poolScenario()
+	res, err := interleave.RunOnce(ctx, sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Artifact
+	lanes := map[int]bool{}
+	for _, u := range a.Units {
+		if u.Actor == "alice" {
+			lanes[u.Conn] = true
+		}
+	}
+	if len(lanes) < 2 {
+		t.Fatalf("alice used %d connections; the test needs a pool with two in use at once", len(lanes))
+	}
+	t.Logf("recorded: %s (%s), %d decisions, alice on %d connections", res.Outcome, res.Message, len(a.Schedule.Decisions), len(lanes))
+	for i := 0; i < 10; i++ {
+		r, err := interleave.Replay(ctx, sc, a, interleave.ReplayOptions{Options: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != res.Outcome || r.Followed != len(a.Schedule.Decisions) || r.Outcome == interleave.OutcomeIncompatible {
+			t.Fatalf("replay %d: %s, followed %d of %d: %s %s", i+1, r.Outcome, r.Followed, len(a.Schedule.Decisions), r.Message, strings.Join(r.Differences, "; "))
+		}
+	}
+}
+
+// The default profile names the flag to use when an actor pools.
+func TestSecondConnectionNamesTheProfile(t *testing.T) {
+	sc := poolScenario()
+	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "--connections multi-producer") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+}
