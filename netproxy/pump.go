@@ -69,9 +69,9 @@ func (c *conn) forwardChunk(b []byte) error {
 	_, err := c.client.Write(b)
 	c.wmu.Unlock()
 	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
-	if err != nil {
-		return err
-	}
+	// Act on what the server said even when the client is gone: a cancelled
+	// statement's 57014 belongs in the record whether or not the driver
+	// stayed to read it.
 	for _, ev := range c.scan.events {
 		switch ev {
 		case evReady, evStageDone:
@@ -85,7 +85,7 @@ func (c *conn) forwardChunk(b []byte) error {
 			return ErrCopyBoth
 		}
 	}
-	return nil
+	return err
 }
 
 // pumpStartup relays authentication and start-up messages one at a time

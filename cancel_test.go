@@ -1,0 +1,97 @@
+package interleave_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+)
+
+// TestContextDeadlineCancelsLockBlockedQuery: alice holds a row lock while
+// she "thinks" (sleeps in Go); bob's UPDATE waits on it until his context
+// deadline makes pgx send a CancelRequest. The proxy forwards it (it names
+// bob's own backend), PostgreSQL answers 57014, and the artifact records
+// both the request and the SQLSTATE.
+func TestContextDeadlineCancelsLockBlockedQuery(t *testing.T) {
+	sc := interleave.Scenario{
+		Name: "cancel",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0)")
+			return err
+		},
+		HandleActorErrors: true,
+		Actors: []interleave.Actor{
+			{Name: "alice", Run: func(ctx context.Context, cs string) (any, error) {
+				c, err := connect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer c.Close(ctx)
+				tx, err := c.Begin(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := tx.Exec(ctx, "SELECT v FROM t WHERE id = 1 FOR UPDATE"); err != nil {
+					return nil, err
+				}
+				// By FIFO, bob's UPDATE is released (and blocks) before this.
+				if _, err := tx.Exec(ctx, "SELECT 3"); err != nil {
+					return nil, err
+				}
+				time.Sleep(1500 * time.Millisecond) // holds the lock past bob's deadline
+				return nil, tx.Commit(ctx)
+			}},
+			{Name: "bob", Run: func(ctx context.Context, cs string) (any, error) {
+				c, err := connect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer c.Close(context.Background())
+				if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+					return nil, err
+				}
+				qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+				defer cancel()
+				_, err = c.Exec(qctx, "UPDATE t SET v = v + 1 WHERE id = 1")
+				return nil, err
+			}},
+		},
+		Invariant: func(_ context.Context, _ *pgx.Conn, rs []interleave.ActorResult) error {
+			if rs[1].Err == nil {
+				return errors.New("bob's UPDATE was not cancelled")
+			}
+			return nil
+		},
+	}
+	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomePass {
+		for _, u := range res.Artifact.Units {
+			t.Logf("%s %d.%d %v step %d state %s err %s waits %v", u.Actor, u.Conn, u.Unit, u.SQL, u.ReleaseStep, u.SQLState, u.Error, u.LockWaits)
+		}
+		t.Logf("actors %+v cancels %+v", res.Artifact.Actors, res.Artifact.Cancels)
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	a := res.Artifact
+	if len(a.Cancels) == 0 || a.Cancels[0].Actor != "bob" || !a.Cancels[0].Forwarded {
+		t.Fatalf("cancel requests recorded: %+v; want bob's, forwarded", a.Cancels)
+	}
+	var update *struct{ state, err string }
+	for _, u := range a.Units {
+		if u.Actor == "bob" && len(u.SQL) > 0 && strings.HasPrefix(u.SQL[0], "UPDATE") && !u.Prepare {
+			update = &struct{ state, err string }{u.SQLState, u.Error}
+			if len(u.LockWaits) == 0 {
+				t.Errorf("bob's UPDATE has no recorded lock wait")
+			}
+		}
+	}
+	if update == nil || update.state != "57014" {
+		t.Fatalf("bob's UPDATE recorded %+v; want SQLSTATE 57014", update)
+	}
+}
