@@ -134,6 +134,8 @@ func bindOptions(cmd *cobra.Command, o *Options) {
 	f := cmd.Flags()
 	f.StringVar(&o.DatabaseURL, "database-url", "", "dedicated test server URL (default: a managed throwaway PostgreSQL; also TEST_DATABASE_URL)")
 	f.StringVar(&o.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres (default: search PATH, pg_config, /usr/lib/postgresql/*/bin)")
+	f.BoolVar(&o.UpstreamTLS, "upstream-tls", false, "proxies reach the server over TLS, verify-full against the system roots or --upstream-ca")
+	f.StringVar(&o.UpstreamCA, "upstream-ca", "", "PEM file of the CA that signed the server's certificate (with --upstream-tls)")
 	f.StringVar(&o.Connections, "connections", "single-producer", "connection profile: single-producer or multi-producer (connection pools)")
 	f.StringVar(&o.ProtocolProfile, "protocol-profile", "sync-cycle", "protocol profile: sync-cycle or flush-stages")
 	f.DurationVar(&o.AttemptTimeout, "attempt-timeout", 30*time.Second, "deadline for one attempt; a hang becomes inconclusive")

@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -31,6 +32,7 @@ func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
 		return nil, err
 	}
 	fp.Profiles = opts.profiles()
+	fp.UpstreamTLS = opts.UpstreamTLS
 	return openEnvWith(ctx, opts, workers, fp)
 }
 
@@ -44,15 +46,36 @@ func openEnvWith(ctx context.Context, opts Options, workers int, fp *artifact.Fi
 		return e, nil
 	}
 	if opts.DatabaseURL != "" {
-		e.server, err = pgserver.OpenExternal(ctx, opts.DatabaseURL)
+		var tlsCfg *tls.Config
+		if opts.UpstreamTLS {
+			cfg, perr := pgx.ParseConfig(opts.DatabaseURL)
+			if perr != nil {
+				return nil, fmt.Errorf("the database URL is not valid")
+			}
+			if tlsCfg, err = pgserver.TLSConfig(cfg.Host, opts.UpstreamCA); err != nil {
+				return nil, err
+			}
+		}
+		e.server, err = pgserver.OpenExternal(ctx, opts.DatabaseURL, tlsCfg)
 	} else {
 		e.server, err = pgserver.StartLocal(ctx, pgserver.LocalOptions{
 			BinDir:         opts.PGBin,
 			MaxConnections: 20 + workers*(8*4+4),
+			TLS:            opts.UpstreamTLS,
 		})
 	}
 	if err != nil {
 		return nil, err
+	}
+	if opts.UpstreamTLS {
+		// Check the TLS path once, up front, so that a certificate problem is
+		// one clear error rather than every actor failing to connect.
+		c, err := e.server.Endpoint().Dial(ctx)
+		if err != nil {
+			e.close()
+			return nil, err
+		}
+		c.Close()
 	}
 	return e, nil
 }
@@ -66,11 +89,7 @@ func (e *env) close() error {
 
 // dialer returns how a proxy reaches the server.
 func (e *env) dialer() func(ctx context.Context) (net.Conn, error) {
-	ep := e.server.Endpoint()
-	return func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, ep.Network, ep.Address)
-	}
+	return e.server.Endpoint().Dial
 }
 
 // worker owns one database and the direct connections an attempt needs.

@@ -2,6 +2,8 @@ package interleave_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"fmt"
 	"os"
 	"testing"
@@ -27,3 +29,5 @@ func TestMain(m *testing.M) {
 	srv.Close()
 	os.Exit(code)
 }
+
+func jsonEncoder(w io.Writer) *json.Encoder { return json.NewEncoder(w) }

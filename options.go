@@ -27,6 +27,12 @@ type Options struct {
 	// shared by many tests); the caller closes it. It wins over DatabaseURL.
 	Server pgserver.Server
 
+	// UpstreamTLS makes proxies reach the server over TLS, verified in full
+	// against the system roots or UpstreamCA (a PEM file). With the managed
+	// server it turns on ssl with a throwaway CA.
+	UpstreamTLS bool
+	UpstreamCA  string
+
 	// Connections is "single-producer" (default: one connection at a time
 	// per actor) or "multi-producer" (connection pools).
 	Connections string

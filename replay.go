@@ -70,6 +70,7 @@ func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Repla
 		}
 	}
 	fp.Profiles = o.profiles()
+	fp.UpstreamTLS = o.UpstreamTLS
 	if !opts.Guided {
 		if d := programDifferences(rec.Fingerprint, fp); len(d) > 0 {
 			return res.incompatible(d), nil

@@ -2,6 +2,7 @@ package pgserver
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -22,8 +23,8 @@ type External struct {
 }
 
 // OpenExternal checks that the server is reachable and that the account may
-// create databases.
-func OpenExternal(ctx context.Context, rawURL string) (*External, error) {
+// create databases. upstreamTLS, when set, is how proxies reach it.
+func OpenExternal(ctx context.Context, rawURL string, upstreamTLS *tls.Config) (*External, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("the database URL is not valid: %s", redactURLError(err))
@@ -38,8 +39,11 @@ func OpenExternal(ctx context.Context, rawURL string) (*External, error) {
 	} else {
 		e.endpoint = Endpoint{Network: "tcp", Address: net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port))}
 	}
-	if cfg.TLSConfig != nil {
-		e.endpoint.TLS = cfg.TLSConfig
+	if upstreamTLS != nil {
+		if e.endpoint.Network == "unix" {
+			return nil, fmt.Errorf("--upstream-tls needs a TCP server address; %s is a Unix socket", cfg.Host)
+		}
+		e.endpoint.TLS = upstreamTLS
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

@@ -30,6 +30,9 @@ type LocalOptions struct {
 	Auth string
 	// Settings are extra server settings (name -> value), applied last.
 	Settings map[string]string
+	// TLS turns on ssl with a throwaway CA; Endpoint then speaks TLS over
+	// loopback TCP, verified against that CA (see CAFile).
+	TLS bool
 	// Logf, when set, receives progress lines.
 	Logf func(format string, args ...any)
 }
@@ -44,6 +47,7 @@ type Local struct {
 	user     string
 	password string
 	version  string
+	caFile   string
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	exitErr  error
@@ -98,8 +102,27 @@ func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {
 	if err := l.initdb(ctx, runAs, opts.Auth); err != nil {
 		return nil, err
 	}
+	if opts.TLS {
+		if l.caFile, err = writeTestCertificates(root, runAs); err != nil {
+			return nil, fmt.Errorf("create the throwaway server's certificates: %w", err)
+		}
+		if opts.Settings == nil {
+			opts.Settings = map[string]string{}
+		}
+		opts.Settings["ssl"] = "on"
+		opts.Settings["ssl_cert_file"] = filepath.Join(root, "server.crt")
+		opts.Settings["ssl_key_file"] = filepath.Join(root, "server.key")
+	}
 	if err := l.start(ctx, runAs, opts); err != nil {
 		return nil, err
+	}
+	if opts.Auth == "md5" {
+		// initdb stores a SCRAM secret (and md5 authentication accepts it by
+		// running SCRAM); store an md5 one so that md5 really is used.
+		if err := l.storeMD5Password(ctx); err != nil {
+			l.stop()
+			return nil, err
+		}
 	}
 	l.admin = newAdmin(l.ConnString("postgres"))
 	if v, err := l.queryVersion(ctx); err == nil {
@@ -173,9 +196,6 @@ func (l *Local) initdb(ctx context.Context, runAs *syscall.Credential, auth stri
 		}
 		defer os.Remove(pwfile)
 		args = append(args, "-A", auth, "--pwfile", pwfile)
-		if auth == "md5" {
-			args = append(args, "--set", "password_encryption=md5")
-		}
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(l.binDir, "initdb"), args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: runAs, Setpgid: true}
@@ -316,10 +336,19 @@ func (l *Local) stop() {
 	}
 }
 
-// Endpoint is the server's Unix socket.
+// Endpoint is the server's Unix socket, or with TLS its loopback port.
 func (l *Local) Endpoint() Endpoint {
+	if l.caFile != "" {
+		cfg, err := TLSConfig("127.0.0.1", l.caFile)
+		if err == nil {
+			return Endpoint{Network: "tcp", Address: "127.0.0.1:" + strconv.Itoa(l.port), TLS: cfg}
+		}
+	}
 	return Endpoint{Network: "unix", Address: filepath.Join(l.sockDir, ".s.PGSQL."+strconv.Itoa(l.port))}
 }
+
+// CAFile is the throwaway CA's certificate when the server runs with TLS.
+func (l *Local) CAFile() string { return l.caFile }
 
 // ConnString connects over the private Unix socket.
 func (l *Local) ConnString(database string) string {
@@ -385,4 +414,14 @@ func tail(s string, n int) string {
 		s = "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+func (l *Local) storeMD5Password(ctx context.Context) error {
+	c, err := pgx.Connect(ctx, l.ConnString("postgres"))
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	_, err = c.Exec(ctx, "SET password_encryption = 'md5'; ALTER ROLE "+pgx.Identifier{l.user}.Sanitize()+" PASSWORD '"+l.password+"'")
+	return err
 }
