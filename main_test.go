@@ -3,8 +3,8 @@ package interleave_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 	"time"
