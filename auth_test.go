@@ -121,3 +121,33 @@ func interleaveArtifactJSON(a any) ([]byte, error) {
 	err := jsonEncoder(&b).Encode(a)
 	return b.Bytes(), err
 }
+
+// A client that requires SCRAM channel binding cannot authenticate through
+// the proxy; the run says why and what to change instead of a bare failure.
+func TestChannelBindingRequiredIsExplained(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{TLS: true, Auth: "scram-sha-256"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sc := counter(false)
+	strict := func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs+"&channel_binding=require")
+		if err != nil {
+			return nil, err
+		}
+		c.Close(ctx)
+		return nil, nil
+	}
+	sc.Actors[0].Run, sc.Actors[1].Run = strict, strict
+	o := opts()
+	o.Server, o.UpstreamTLS = srv, true
+	res, err := interleave.RunOnce(ctx, sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "channel_binding=prefer") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+}

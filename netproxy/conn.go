@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 const (
@@ -42,7 +43,9 @@ type conn struct {
 
 	wmu sync.Mutex // serialises writes to the client
 
-	starting bool // Starting was reported; Attach or StartFailed must follow
+	starting    bool        // Starting was reported; Attach or StartFailed must follow
+	plusOffered atomic.Bool // the server offered SCRAM-SHA-256-PLUS
+	answered    bool        // the client sent an authentication response
 
 	mu         sync.Mutex
 	up         net.Conn
@@ -233,10 +236,14 @@ func (c *conn) forward() error {
 	for {
 		typ, s, e, err := c.fr.next()
 		if err != nil {
+			if err == io.EOF && !c.attached() && !c.answered && c.plusOffered.Load() {
+				return c.fail(ErrChannelBinding)
+			}
 			return err
 		}
 		if !c.attached() {
 			if typ == 'p' {
+				c.answered = true
 				msg := c.fr.buf[s:e]
 				c.p.cfg.Recorder.Redacted(c.stream, ClientToServer, msg[:5], len(msg), "authentication response")
 				if _, err := c.upstream().Write(msg); err != nil {

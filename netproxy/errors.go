@@ -12,7 +12,10 @@ var (
 	ErrCopyBoth          = errors.New("replication (COPY BOTH) is not supported by Interleave")
 	ErrProtocol          = errors.New("protocol violation")
 	ErrSecondProducer    = errors.New("second command-producing connection")
-	ErrGSSAPI            = errors.New("GSSAPI authentication cannot be proxied")
+	// ErrChannelBinding: the server offered SCRAM-SHA-256-PLUS and the client
+	// hung up instead of answering, as clients that require channel binding
+	// do when their own connection is not TLS.
+	ErrChannelBinding = errors.New("the client closed the connection when PostgreSQL offered SCRAM-SHA-256-PLUS: a client that requires channel binding (channel_binding=require) cannot authenticate through Interleave's proxy, whose client side is not TLS; set channel_binding=prefer or disable in the actor's connection settings")
 )
 
 // typeName renders a message type byte for error messages.
@@ -52,5 +55,5 @@ func putUint32(b []byte, v uint32) {
 func IsProxyError(err error) bool {
 	var tooLarge *ErrMessageTooLarge
 	return errors.Is(err, ErrFlushNeedsProfile) || errors.Is(err, ErrCopyBoth) || errors.Is(err, ErrProtocol) ||
-		errors.Is(err, ErrSecondProducer) || errors.As(err, &tooLarge)
+		errors.Is(err, ErrSecondProducer) || errors.Is(err, ErrChannelBinding) || errors.As(err, &tooLarge)
 }

@@ -1,6 +1,7 @@
 package netproxy
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -104,6 +105,9 @@ func (c *conn) pumpStartup(params []string) ([]byte, error) {
 		msg := fr.buf[s:e]
 		switch typ {
 		case 'R':
+			if len(msg) >= 9 && binary.BigEndian.Uint32(msg[5:9]) == 10 && bytes.Contains(msg[9:], []byte("SCRAM-SHA-256-PLUS\x00")) {
+				c.plusOffered.Store(true)
+			}
 			if len(msg) >= 9 && (binary.BigEndian.Uint32(msg[5:9]) == 11 || binary.BigEndian.Uint32(msg[5:9]) == 12) {
 				// SASLContinue and SASLFinal carry the server's proof.
 				c.p.cfg.Recorder.Redacted(c.stream, ServerToClient, msg[:9], len(msg), "SASL exchange")

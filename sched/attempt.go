@@ -208,6 +208,9 @@ func (g actorGate) StartFailed(stream int, err error) {
 	a := g.a
 	a.mu.Lock()
 	delete(a.actors[g.actor].starting, stream)
+	if err != nil && a.laneErr == nil && netproxy.IsProxyError(err) {
+		a.laneErr = err
+	}
 	a.actors[g.actor].lastEvent = time.Now()
 	a.poke()
 	a.mu.Unlock()
