@@ -13,11 +13,12 @@ import (
 // names a statement prepared in an earlier unit of the same connection gets
 // that statement's text. It never runs on the proxy's hot path.
 type statementTexts struct {
-	named map[[2]int]map[string]string // (actor, conn) -> statement name -> SQL
+	named   map[[2]int]map[string]string // (actor, conn) -> statement name -> SQL
+	unnamed map[[2]int]string            // (actor, conn) -> the unnamed statement's SQL
 }
 
 func newStatementTexts() *statementTexts {
-	return &statementTexts{named: map[[2]int]map[string]string{}}
+	return &statementTexts{named: map[[2]int]map[string]string{}, unnamed: map[[2]int]string{}}
 }
 
 // decode returns the SQL texts and bind parameters of u. Units must be fed in
@@ -29,7 +30,11 @@ func (st *statementTexts) decode(u *sched.UnitRecord) (sqls []string, params [][
 		names = map[string]string{}
 		st.named[k] = names
 	}
-	unnamed := ""
+	// The unnamed statement lives on the connection until the next unnamed
+	// Parse or simple Query: drivers (lib/pq) parse it in one unit and bind
+	// and execute it in the next.
+	unnamed := st.unnamed[k]
+	defer func() { st.unnamed[k] = unnamed }()
 	forEachMessage(u.Bytes, func(typ byte, body []byte) {
 		switch typ {
 		case 'Q':
@@ -37,6 +42,7 @@ func (st *statementTexts) decode(u *sched.UnitRecord) (sqls []string, params [][
 			if m.Decode(body) == nil {
 				sqls = append(sqls, m.String)
 			}
+			unnamed = ""
 		case 'P':
 			var m pgproto3.Parse
 			if m.Decode(body) == nil {
