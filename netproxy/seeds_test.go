@@ -38,7 +38,7 @@ func (r *streamRecorder) Bytes(stream int, dir Direction, b []byte) {
 	r.data[k].Write(b)
 }
 func (r *streamRecorder) Redacted(int, Direction, []byte, int, string) {}
-func (r *streamRecorder) Closed(int, error)                          {}
+func (r *streamRecorder) Closed(int, error)                            {}
 
 // driverWorkloads are the traffic the seeds come from: each driver and
 // protocol path the compatibility matrix names.
