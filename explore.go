@@ -117,9 +117,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	case !sum.Exhausted():
 		res.Outcome = OutcomeInconclusive
 		res.Message = fmt.Sprintf("%s after %d attempts with %d prefixes pending: not every order was explored", sum.StopReason, sum.Attempted, sum.Pending)
-	case sum.Inconclusive > 0:
+	case sum.Inconclusive > 0 || sum.Diverged > 0:
 		res.Outcome = OutcomeInconclusive
-		res.Message = fmt.Sprintf("%d of %d attempts could not be judged", sum.Inconclusive, sum.Attempted)
+		res.Message = fmt.Sprintf("%d of %d attempts could not be judged (%d inconclusive, %d diverged from their plan)", sum.Inconclusive+sum.Diverged, sum.Attempted, sum.Inconclusive, sum.Diverged)
 	default:
 		res.Outcome = OutcomePass
 	}

@@ -105,11 +105,11 @@ func renderParams(b *pgproto3.Bind) []string {
 		case !binaryFmt && utf8.Valid(p):
 			out[i] = string(p)
 		case len(p) == 4:
-			out[i] = strconv.Itoa(int(int32(binary.BigEndian.Uint32(p))))
+			out[i] = "\\x" + hexString(p) + " (binary; as int4 " + strconv.Itoa(int(int32(binary.BigEndian.Uint32(p)))) + ")"
 		case len(p) == 8:
-			out[i] = strconv.FormatInt(int64(binary.BigEndian.Uint64(p)), 10) + " (or 8 binary bytes)"
+			out[i] = "\\x" + hexString(p) + " (binary; as int8 " + strconv.FormatInt(int64(binary.BigEndian.Uint64(p)), 10) + ")"
 		default:
-			out[i] = "\\x" + hexString(p)
+			out[i] = "\\x" + hexString(p) + " (binary)"
 		}
 	}
 	return out

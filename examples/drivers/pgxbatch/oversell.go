@@ -1,11 +1,11 @@
 // Package pgxbatch is the pgx.Batch example (conn.SendBatch): an oversold
 // product. Each buyer sends one batch that reads the stock and the price,
-// decides in Go whether the item is available, then sends a second batch that
-// decrements the stock and inserts the order. A batch is pipelined in one
-// extended-protocol cycle (one Sync), so the proxy releases it as one unit:
-// the race is between the batches, when both read batches run before either
-// write batch. Then both buyers see one item in stock and both orders are
-// written.
+// decides in Go whether the item is available, then sends a second batch
+// that decrements the stock, inserts the order and reads the remaining
+// stock. A batch is pipelined in one extended-protocol cycle (one Sync), so
+// the proxy releases it as one unit: the race is between the batches, when
+// both read batches run before either write batch. Then both buyers see one
+// item in stock and both orders are written.
 //
 // The repair makes the write batch conditional: its first statement is a
 // data-modifying CTE that decrements the stock only WHERE stock > 0 and
