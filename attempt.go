@@ -76,7 +76,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 		}
 	}()
 	for i := range sc.Actors {
-		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: profile, Recorder: w.capture.Recorder(i)})
+		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: profile, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.MaxMessage})
 		if err != nil {
 			return res.harness("%v", err)
 		}

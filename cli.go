@@ -138,6 +138,7 @@ func bindOptions(cmd *cobra.Command, o *Options) {
 	f.StringVar(&o.UpstreamCA, "upstream-ca", "", "PEM file of the CA that signed the server's certificate (with --upstream-tls)")
 	f.StringVar(&o.Connections, "connections", "single-producer", "connection profile: single-producer or multi-producer (connection pools)")
 	f.StringVar(&o.ProtocolProfile, "protocol-profile", "sync-cycle", "protocol profile: sync-cycle or flush-stages")
+	f.IntVar(&o.MaxMessage, "max-message", 0, "largest client message the proxy accepts, in bytes (default 256 MiB)")
 	f.DurationVar(&o.AttemptTimeout, "attempt-timeout", 30*time.Second, "deadline for one attempt; a hang becomes inconclusive")
 	f.DurationVar(&o.Settle, "settle", 0, "quiet time that ends a multi-producer actor's turn (default 5ms)")
 	f.StringVar(&o.Out, "out", "", "write the failing attempt's artifact to this file")

@@ -170,6 +170,12 @@ func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Min
 	cur, res.StopReason = ddmin(cur, test, budget)
 	res.After = len(cur)
 	res.LocallyMinimal = res.StopReason == ""
+	if rec.Limits.Connections == "multi-producer" && len(cur) > 0 {
+		// Choices name connection ordinals, which a pool may hand out in a
+		// different order: a candidate that did not apply proves nothing.
+		res.LocallyMinimal = false
+		res.StopReason = "under the multi-producer profile a choice that did not reproduce may only have named another connection; not proven locally minimal"
+	}
 	res.Outcome = Outcome(best.Outcome.Kind)
 	res.Message = best.Outcome.Message
 	best.Mode = "minimize"

@@ -38,6 +38,9 @@ type Options struct {
 	Connections string
 	// ProtocolProfile is "sync-cycle" (default) or "flush-stages".
 	ProtocolProfile string
+	// MaxMessage bounds one client message (and one release unit) in bytes;
+	// 0 means 256 MiB.
+	MaxMessage int
 	// AttemptTimeout bounds one attempt; a hang becomes inconclusive.
 	// Zero means 30s.
 	AttemptTimeout time.Duration
