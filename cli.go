@@ -206,8 +206,13 @@ func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, 
 	f.DurationVar(&o.MaxTime, "max-time", 0, "stop after this long (0: no limit)")
 	f.IntVar(&o.MaxDepth, "max-depth", 0, "explore only orders with at most this many choices (0: no limit)")
 	f.BoolVar(&o.KeepGoing, "keep-going", false, "continue after the first violation")
-	f.StringVar(&o.Strategy, "strategy", "fifo", "search strategy: fifo (fewest choices first) or dfs")
-	f.Int64Var(&o.Seed, "seed", 0, "seed for randomized strategies")
+	f.StringVar(&o.Strategy, "strategy", "fifo", "search strategy: fifo (fewest choices first), dfs, random or pct")
+	f.Int64Var(&o.Seed, "seed", 0, "seed for random and pct (default: drawn, printed and recorded)")
+	f.IntVar(&o.Depth, "depth", 2, "pct: the bug depth d (d-1 priority change points)")
+	f.StringVar(&o.Overlap, "overlap", "", "pairs: also release two units of different actors together and let PostgreSQL interleave them")
+	f.IntVar(&o.Workers, "workers", 0, "attempts run in parallel, each on its own database (default: one per CPU)")
+	f.IntVar(&o.FrontierBytes, "frontier-bytes", 0, "memory budget for pending prefixes (default 256 MiB)")
+	f.BoolVar(&o.Progress, "progress", true, "show a live status line when stderr is a terminal")
 	return cmd
 }
 

@@ -24,6 +24,7 @@ type Result struct {
 	Artifact *artifact.Artifact
 	// Saved is the path the artifact was written to, if any.
 	Saved string
+	seed  int64
 }
 
 // ExitCode is the process exit code for the result.
@@ -39,7 +40,7 @@ func Explore(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	e, err := openEnv(ctx, o, 1)
+	e, err := openEnv(ctx, o, o.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -55,26 +56,53 @@ func Explore(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 }
 
 func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
-	w, err := e.newWorker(ctx)
+	// Worker 0 starts now; the others when the search first gives them an
+	// attempt (a search that fails at once never creates them).
+	w0, err := e.newWorker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer w.close(context.Background())
-	workers := []*worker{w}
+	workers := make([]*worker, e.opts.Workers)
+	workerErrs := make([]error, e.opts.Workers)
+	workers[0] = w0
+	defer func() {
+		for _, w := range workers {
+			if w != nil {
+				w.close(context.Background())
+			}
+		}
+	}()
+	getWorker := func(ctx context.Context, wi int) (*worker, error) {
+		if workers[wi] == nil && workerErrs[wi] == nil {
+			workers[wi], workerErrs[wi] = e.newWorker(ctx)
+		}
+		return workers[wi], workerErrs[wi]
+	}
+	progress := newProgressLine(e.opts)
+	defer progress.finish()
 
 	var mu sync.Mutex
 	var first *attemptResult
 	firstSeq := -1
 	var lastHarness *attemptResult
 	sum, err := search.Explore(ctx, search.Options{
-		Strategy:    e.opts.Strategy,
-		MaxAttempts: e.opts.MaxAttempts,
-		MaxTime:     e.opts.MaxTime,
-		MaxDepth:    e.opts.MaxDepth,
-		KeepGoing:   e.opts.KeepGoing,
-		Workers:     len(workers),
+		Strategy:      e.opts.Strategy,
+		Seed:          e.opts.Seed,
+		Depth:         e.opts.Depth,
+		MaxAttempts:   e.opts.MaxAttempts,
+		MaxTime:       e.opts.MaxTime,
+		MaxDepth:      e.opts.MaxDepth,
+		KeepGoing:     e.opts.KeepGoing,
+		Workers:       len(workers),
+		Overlap:       e.opts.Overlap == "pairs",
+		FrontierBytes: e.opts.FrontierBytes,
+		Progress:      progress.update,
 	}, func(ctx context.Context, wi, seq int, plan search.Plan, policy sched.Policy) search.Report {
-		r := workers[wi].run(ctx, sc, policy)
+		w, err := getWorker(ctx, wi)
+		if err != nil {
+			return search.Report{Stop: fmt.Errorf("start worker %d: %w", wi, err)}
+		}
+		r := w.run(ctx, sc, policy)
 		rep := search.Report{Failed: r.Outcome.failed(), Inconclusive: r.Outcome == OutcomeInconclusive}
 		if r.Sched != nil {
 			rep.Decisions = r.Sched.Decisions
@@ -101,6 +129,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Scenario: sc.Name, Summary: sum}
+	if e.opts.Strategy == "random" || e.opts.Strategy == "pct" {
+		res.seed = e.opts.Seed
+	}
 	switch {
 	case first != nil:
 		res.Outcome, res.Message = first.Outcome, first.Message
@@ -208,7 +239,13 @@ func (r *Result) Print(w io.Writer) {
 			tail = "inconclusive: " + r.Message
 		}
 		fmt.Fprintf(w, "%s: %d attempted, %d completed; violations: %d; %s.\n", r.Scenario, s.Attempted, s.Completed, s.Failures, tail)
-		fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d.\n", s.Strategy, s.Pending, s.MaxDepth)
+		strategy := s.Strategy
+		if r.Artifact != nil && r.Artifact.Search != nil && (s.Strategy == "random" || s.Strategy == "pct") {
+			strategy += fmt.Sprintf(" (seed %d)", r.Artifact.Search.Seed)
+		} else if r.seed != 0 {
+			strategy += fmt.Sprintf(" (seed %d)", r.seed)
+		}
+		fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d.\n", strategy, s.Pending, s.MaxDepth)
 		if s.Inconclusive > 0 || s.Diverged > 0 {
 			fmt.Fprintf(w, "Not judged: %d inconclusive, %d diverged from their plan.\n", s.Inconclusive, s.Diverged)
 		}

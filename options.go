@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/pginterleave/interleave/netproxy"
@@ -53,9 +54,22 @@ type Options struct {
 	MaxDepth    int
 	// KeepGoing continues after the first violation.
 	KeepGoing bool
-	// Strategy is "fifo" (default); Seed feeds randomized strategies.
+	// Strategy is "fifo" (default: fewest choices first), "dfs", "random" or
+	// "pct". Seed feeds random and pct (0: drawn from the clock, printed and
+	// recorded); Depth is PCT's bug depth (default 2).
 	Strategy string
 	Seed     int64
+	Depth    int
+	// Overlap is "" or "pairs": the search may also release two pending
+	// units of different actors together and let PostgreSQL interleave them.
+	Overlap string
+	// Workers is the number of attempts run in parallel, each on its own
+	// database (0: one per CPU).
+	Workers int
+	// FrontierBytes bounds the memory of pending prefixes (0: 256 MiB).
+	FrontierBytes int
+	// Progress enables the live status line on a terminal.
+	Progress bool
 
 	// Capture is "failures" (default: keep the wire capture of failing
 	// attempts), "all" or "off".
@@ -83,6 +97,12 @@ func (o *Options) withDefaults() Options {
 	if c.Strategy == "" {
 		c.Strategy = "fifo"
 	}
+	if c.Seed == 0 && (c.Strategy == "random" || c.Strategy == "pct") {
+		c.Seed = time.Now().UnixNano() & 0x7fffffff
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
 	if c.Stdout == nil {
 		c.Stdout = os.Stdout
 	}
@@ -106,7 +126,17 @@ func (o *Options) validate() error {
 	if _, err := netproxy.ParseProfile(o.ProtocolProfile); err != nil {
 		return err
 	}
-	if o.MaxAttempts < 0 || o.MaxDepth < 0 || o.MaxTime < 0 || o.AttemptTimeout < 0 {
+	switch o.Overlap {
+	case "", "none", "pairs":
+	default:
+		return fmt.Errorf("unknown overlap %q (known: pairs)", o.Overlap)
+	}
+	switch o.Strategy {
+	case "", "fifo", "dfs", "random", "pct":
+	default:
+		return fmt.Errorf("unknown strategy %q (known: fifo, dfs, random, pct)", o.Strategy)
+	}
+	if o.MaxAttempts < 0 || o.MaxDepth < 0 || o.MaxTime < 0 || o.AttemptTimeout < 0 || o.Workers < 0 || o.Depth < 0 {
 		return fmt.Errorf("budgets cannot be negative")
 	}
 	return nil

@@ -201,5 +201,6 @@ func (e *env) limits() artifact.Limits {
 		MaxDepth:         o.MaxDepth,
 		Connections:      conns,
 		ProtocolProfile:  profile,
+		Overlap:          o.Overlap,
 	}
 }

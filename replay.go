@@ -17,6 +17,10 @@ type ReplayOptions struct {
 	// Guided follows the recorded order of actors against changed code
 	// instead of requiring every command to be the recorded one.
 	Guided bool
+	// Repeat replays up to this many times until the recorded failure
+	// recurs (for recordings with pair releases, which PostgreSQL may
+	// interleave differently each time).
+	Repeat int
 	// Source names the replayed artifact in the new record.
 	Source string
 }
@@ -35,6 +39,10 @@ type ReplayResult struct {
 	Followed, Of int
 	// Commands is how many executing units were released.
 	Commands int
+	// Attempts is how many replays ran; PairStep is the first decision that
+	// released a pair (-1: none).
+	Attempts int
+	PairStep int
 	Artifact *artifact.Artifact
 	Saved    string
 }
@@ -54,7 +62,7 @@ func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Repla
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	res := &ReplayResult{Scenario: sc.Name, Guided: opts.Guided}
+	res := &ReplayResult{Scenario: sc.Name, Guided: opts.Guided, PairStep: -1}
 	if rec.Scenario.Name != sc.Name {
 		return res.incompatible([]string{fmt.Sprintf("the artifact records scenario %q, not %q", rec.Scenario.Name, sc.Name)}), nil
 	}
@@ -131,24 +139,48 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 			return nil
 		}
 	}
-	var policy sched.Policy
+	firstPair := -1
+	for _, d := range rec.Schedule.Decisions {
+		if len(d.Release) == 2 {
+			firstPair = d.Step
+			break
+		}
+	}
+	res.PairStep = firstPair
+	repeat := opts.Repeat
+	if repeat < 1 {
+		repeat = 1
+	}
+	var r *attemptResult
+	var a *artifact.Artifact
 	var guided *guidedPolicy
-	if opts.Guided {
-		guided = newGuidedPolicy(rec, sc.actorNames())
-		policy = guided
-	} else {
-		policy = &exactPolicy{rec: rec, names: sc.actorNames()}
+	var mm *mismatch
+	for i := 0; i < repeat; i++ {
+		var policy sched.Policy
+		if opts.Guided {
+			guided = newGuidedPolicy(rec, sc.actorNames())
+			policy = guided
+		} else {
+			policy = &exactPolicy{rec: rec, names: sc.actorNames()}
+		}
+		r = w.run(ctx, sc, policy)
+		res.Attempts = i + 1
+		mode := "replay"
+		if opts.Guided {
+			mode = "guided-replay"
+		}
+		a = e.recordAttempt(sc, mode, r)
+		mm = nil
+		errors.As(r.SchedErr, &mm)
+		same := r.Outcome.failed() && artifact.FailureFingerprint(string(r.Outcome), r.Message) == rec.Outcome.FailureFingerprint
+		if same || ctx.Err() != nil || r.Outcome == OutcomeIncompatible || (mm != nil && (firstPair < 0 || mm.step <= firstPair)) {
+			break
+		}
 	}
-	r := w.run(ctx, sc, policy)
-	mode := "replay"
-	if opts.Guided {
-		mode = "guided-replay"
-	}
-	a := e.recordAttempt(sc, mode, r)
 	res.Artifact = a
 	exec, _, _ := unitCounts(a)
 	res.Commands = exec
-	info := &artifact.Replay{Source: opts.Source, Guided: opts.Guided, Attempts: 1}
+	info := &artifact.Replay{Source: opts.Source, Guided: opts.Guided, Attempts: res.Attempts}
 	a.Replay = info
 
 	if r.Outcome == OutcomeIncompatible {
@@ -158,8 +190,14 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		res.incompatible(res.Differences)
 		return r, nil
 	}
-	var mm *mismatch
-	if errors.As(r.SchedErr, &mm) {
+	if mm != nil && firstPair >= 0 && mm.step > firstPair {
+		// After a pair release PostgreSQL decides which statement goes
+		// first: a different course is not an incompatibility.
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("the recorded failure did not recur in %d attempts (after the pair released at step %d, PostgreSQL took another course); try a larger --repeat", res.Attempts, firstPair)
+		return r, nil
+	}
+	if mm != nil {
 		res.incompatible([]string{describeMismatch(mm, rec, a)})
 		return r, nil
 	}
@@ -175,6 +213,10 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 	info.Followed, info.Of = res.Followed, res.Of
 	res.Outcome, res.Message = r.Outcome, r.Message
 	res.SameFailure = r.Outcome.failed() && a.Outcome.FailureFingerprint == rec.Outcome.FailureFingerprint
+	if firstPair >= 0 && !res.SameFailure && rec.Outcome.Failed() && !r.Outcome.failed() {
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("the recorded failure did not recur in %d attempts (%s); a pair release lets PostgreSQL interleave two statements its own way; try a larger --repeat", res.Attempts, r.Outcome)
+	}
 	if opts.Guided && res.Followed < res.Of && !r.Outcome.failed() && r.Outcome != OutcomeHarnessError {
 		res.Outcome = OutcomeIncompatible
 		res.Differences = []string{fmt.Sprintf("the recorded order could be followed for %d of %d commands (%s); the rest ran in the default order and the outcome was %s",
@@ -283,6 +325,13 @@ func (r *ReplayResult) Print(w io.Writer) {
 	}
 	if r.Guided {
 		fmt.Fprintf(w, "Followed %d of %d recorded commands in the recorded order.\n", r.Followed, r.Of)
+	}
+	if r.PairStep >= 0 {
+		rate := 0
+		if r.SameFailure {
+			rate = 1
+		}
+		fmt.Fprintf(w, "The recording releases two units together at step %d: PostgreSQL interleaves them its own way, so a replay may reproduce the failure only some of the time. Reproduced in %d of %d attempts.\n", r.PairStep, rate, r.Attempts)
 	}
 	if r.Message != "" {
 		fmt.Fprintln(w, strings.TrimSpace(r.Message))

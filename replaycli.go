@@ -40,6 +40,7 @@ func addReplayCommands(ctx context.Context, root *cobra.Command, stdout io.Write
 	}
 	bindOptions(replay, &ro.Options)
 	replay.Flags().BoolVar(&ro.Guided, "guided", false, "follow the recorded order of actors against changed code, then the default order")
+	replay.Flags().IntVar(&ro.Repeat, "repeat", 1, "replay up to N times until the recorded failure recurs (for recordings with pair releases)")
 	root.AddCommand(replay)
 
 	mo := MinimizeOptions{Options: Options{ProgramDir: dir}}

@@ -27,9 +27,11 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	fr   *framer
-	asm  assembler
-	unit Unit // reused for every Await: no allocation per unit
+	fr        *framer
+	asm       assembler
+	unit      Unit // reused for every Await: no allocation per unit
+	sendFn    func([]byte) error
+	immediate bool // the unit just sent expects no response (set by sendUnit)
 
 	// Set by the pump before readyCh closes; read-only afterwards.
 	cg      ConnGate
@@ -56,7 +58,7 @@ type conn struct {
 
 func newConn(p *Proxy, nc net.Conn, stream int) *conn {
 	ctx, cancel := context.WithCancel(p.ctx)
-	return &conn{
+	c := &conn{
 		p: p, client: nc, stream: stream, ctx: ctx, cancel: cancel,
 		fr:      newFramer(nc, p.cfg.MaxMessage),
 		asm:     assembler{profile: p.cfg.Profile},
@@ -65,6 +67,16 @@ func newConn(p *Proxy, nc net.Conn, stream int) *conn {
 		pumped:  make(chan struct{}),
 		ended:   make(chan struct{}),
 	}
+	c.sendFn = c.sendUnit
+	return c
+}
+
+// sendUnit forwards the unit being released: it tells the scanner how the
+// unit completes, then writes it. The gate may call it (through Unit.Send)
+// from its own goroutine while the reader waits in Await.
+func (c *conn) sendUnit(b []byte) error {
+	c.immediate = c.expect(c.unit.Kind, c.unit.Types)
+	return c.send(b)
 }
 
 // serve runs the connection to its end and reports how it ended.
@@ -292,16 +304,16 @@ func (c *conn) forward() error {
 				}
 				inflight = false
 			}
-			c.unit = Unit{Kind: kind, Ordinal: units, Bytes: c.fr.unit(), Types: c.asm.types}
+			c.unit = Unit{Kind: kind, Ordinal: units, Bytes: c.fr.unit(), Types: c.asm.types, send: c.sendFn}
+			c.immediate = false
 			if err := c.cg.Await(c.ctx, &c.unit); err != nil {
 				return c.fail(err)
 			}
 			inflight = true
-			immediate := c.expect(kind, c.asm.types)
-			if err := c.send(c.fr.unit()); err != nil {
+			if err := c.unit.Send(); err != nil { // unless the gate already sent it
 				return err
 			}
-			if immediate {
+			if c.immediate {
 				// A stage the server answers with nothing (only Flush, or
 				// sent while it skips to Sync after an error) is complete.
 				c.cg.Complete(&Result{})

@@ -1,6 +1,11 @@
 package netproxy
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+var errNoSender = errors.New("this unit is not attached to a proxy connection")
 
 // Kind says which protocol path a release unit took.
 type Kind uint8
@@ -35,6 +40,25 @@ type Unit struct {
 	Ordinal int    // unit ordinal within its connection, from 0
 	Bytes   []byte // the client's original bytes, every message of the unit
 	Types   []byte // message type bytes in order; same lifetime as Bytes
+
+	send func([]byte) error
+	sent bool
+	err  error
+}
+
+// Send writes the unit to the server now, from the caller's goroutine, so
+// that a gate can release two units of different connections back to back
+// in one pass (overlap pairs). Only a gate may call it, before Await returns;
+// the proxy then does not send the unit again.
+func (u *Unit) Send() error {
+	if u.send == nil {
+		return errNoSender
+	}
+	if !u.sent {
+		u.sent = true
+		u.err = u.send(u.Bytes)
+	}
+	return u.err
 }
 
 // Result is what the server answered to one released unit. Byte slices point

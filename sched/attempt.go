@@ -75,6 +75,7 @@ type lane struct {
 	info    LaneInfo
 	state   laneState
 	unit    *UnitRecord
+	pending *netproxy.Unit // while pending: the proxy's unit (valid until Await returns)
 	release chan error
 	closed  bool
 	// produced: the lane has sent at least one unit.
@@ -255,7 +256,7 @@ func (l *lane) Await(ctx context.Context, u *netproxy.Unit) error {
 		PendingAt:   a.since(),
 	}
 	a.units = append(a.units, rec)
-	l.unit, l.state, l.produced = rec, lanePending, true
+	l.unit, l.state, l.produced, l.pending = rec, lanePending, true, u
 	a.actors[l.info.Actor].lastEvent = time.Now()
 	a.poke()
 	a.mu.Unlock()

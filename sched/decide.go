@@ -272,13 +272,23 @@ func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) error {
 		if i < 0 || i >= len(lanes) {
 			return fmt.Errorf("policy chose candidate %d of %d at step %d", i, len(lanes), step)
 		}
-		l := lanes[i]
-		if l.state != lanePending {
-			return fmt.Errorf("policy chose %s twice at step %d", a.unitName(l.unit), step)
+		if lanes[i].state != lanePending {
+			return fmt.Errorf("policy chose %s twice at step %d", a.unitName(lanes[i].unit), step)
 		}
+		lanes[i].state = laneExecuting
+	}
+	if len(picks) == 2 {
+		// One write pass: both units reach PostgreSQL back to back, from
+		// this goroutine, rather than whenever each proxy goroutine wakes.
+		for _, i := range picks {
+			_ = lanes[i].pending.Send() // an error surfaces on the proxy's side
+		}
+	}
+	for _, i := range picks {
+		l := lanes[i]
 		d.Released = append(d.Released, l.unit.Ref)
 		l.unit.ReleaseStep, l.unit.ReleasedAt, l.unit.Pair = step, now, len(picks) == 2
-		l.state, l.waiting = laneExecuting, false
+		l.waiting, l.pending = false, nil
 		l.release <- nil
 	}
 	a.decisions = append(a.decisions, d)

@@ -25,12 +25,27 @@ type RunFunc func(ctx context.Context, w, seq int, plan Plan, policy sched.Polic
 
 // Options are search budgets and strategy.
 type Options struct {
-	Strategy    string // "fifo" (default) or "dfs"
+	// Strategy is "fifo" (fewest choices first, the default), "dfs",
+	// "random" or "pct". Seed drives random and pct; Depth is PCT's bug
+	// depth d (default 2).
+	Strategy    string
+	Seed        int64
+	Depth       int
 	MaxAttempts int
 	MaxTime     time.Duration
 	MaxDepth    int
 	KeepGoing   bool
 	Workers     int
+	// Overlap adds pair releases: two pending units of different actors
+	// released in one write pass, for PostgreSQL to interleave. A plan that
+	// ends with a pair runs up to PairRepeats times (default 3) until it
+	// fails, since the interleaving is PostgreSQL's.
+	Overlap     bool
+	PairRepeats int
+	// FrontierBytes bounds the memory of pending prefixes (0: 256 MiB);
+	// prefixes beyond it are dropped, counted, and the search is then not
+	// exhaustive.
+	FrontierBytes int
 	// Progress, when set, is called after each attempt (from one goroutine
 	// at a time).
 	Progress func(Progress)
@@ -50,6 +65,7 @@ const (
 	StopTime      = "time budget spent"
 	StopCancelled = "cancelled"
 	StopHarness   = "stopped by a harness error"
+	StopMemory    = "frontier memory budget reached"
 )
 
 // Summary describes a finished search.
@@ -63,6 +79,9 @@ type Summary struct {
 	Duplicates    int // plans that produced an already-seen schedule
 	Pending       int // plans left in the frontier
 	PrunedByDepth int // children not queued because of MaxDepth
+	PrunedByBytes int // children not queued because of FrontierBytes
+	Distinct      int // distinct schedules run
+	Retries       int // extra runs of plans ending with a pair
 	MaxDepth      int // deepest plan attempted
 	StopReason    string
 	StopErr       error
@@ -79,8 +98,23 @@ func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
 	if opts.Strategy == "" {
 		opts.Strategy = "fifo"
 	}
-	if opts.Strategy != "fifo" && opts.Strategy != "dfs" {
-		return nil, fmt.Errorf("unknown search strategy %q (known: fifo, dfs)", opts.Strategy)
+	switch opts.Strategy {
+	case "fifo", "dfs":
+	case "random", "pct":
+		if opts.MaxAttempts == 0 && opts.MaxTime == 0 {
+			opts.MaxAttempts = DefaultSampledAttempts
+		}
+	default:
+		return nil, fmt.Errorf("unknown search strategy %q (known: fifo, dfs, random, pct)", opts.Strategy)
+	}
+	if opts.Depth == 0 {
+		opts.Depth = 2
+	}
+	if opts.PairRepeats == 0 {
+		opts.PairRepeats = 3
+	}
+	if opts.FrontierBytes == 0 {
+		opts.FrontierBytes = 256 << 20
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = 1
@@ -91,13 +125,14 @@ func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
 		start:     time.Now(),
 		front:     &frontier{dfs: opts.Strategy == "dfs"},
 		inflight:  map[int]running{},
-		seenPlan:  map[string]bool{},
+		seenPlan:  map[uint64]bool{},
 		seenSched: map[uint64]bool{},
+		sampled:   opts.Strategy == "random" || opts.Strategy == "pct",
 		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1},
 	}
 	e.cond = sync.NewCond(&e.mu)
-	e.front.push(&node{})
-	e.seenPlan[""] = true
+	e.push(&node{})
+	e.seenPlan[planHash(Plan{})] = true
 	return e.explore(ctx), nil
 }
 
@@ -112,9 +147,13 @@ type explorer struct {
 	inflight  map[int]running
 	seq       int
 	stopping  string
-	seenPlan  map[string]bool
+	seenPlan  map[uint64]bool
 	seenSched map[uint64]bool
 	sum       *Summary
+	sampled   bool // random or pct: every attempt is drawn, no frontier
+	maxSteps  int  // most decisions seen in one attempt (PCT's k)
+	actors    int  // actors seen (PCT's n)
+	bytes     int  // estimated memory held by the frontier
 }
 
 func (e *explorer) explore(ctx context.Context) *Summary {
@@ -148,9 +187,12 @@ func (e *explorer) explore(ctx context.Context) *Summary {
 	switch {
 	case e.stopping != "":
 		s.StopReason = e.stopping
+	case s.Pending == 0 && s.PrunedByBytes > 0:
+		s.StopReason = StopMemory
 	case s.Pending == 0:
 		s.StopReason = StopExhausted
 	}
+	s.Distinct = len(e.seenSched)
 	return s
 }
 
@@ -170,7 +212,7 @@ func (e *explorer) next() (*node, int) {
 			return nil, 0
 		}
 		if e.opts.MaxAttempts > 0 && e.seq >= e.opts.MaxAttempts {
-			if e.front.Len() > 0 {
+			if e.front.Len() > 0 || e.sampled {
 				e.stop(StopAttempts)
 			}
 			if len(e.inflight) == 0 {
@@ -182,12 +224,20 @@ func (e *explorer) next() (*node, int) {
 			e.stop(StopTime)
 			return nil, 0
 		}
+		if e.sampled && e.seq > 0 && (e.maxSteps > 0 || len(e.inflight) == 0) {
+			// Drawn attempts need no frontier; the first one (the default
+			// order) measured k for PCT.
+			seq := e.seq
+			e.seq++
+			e.inflight[seq] = running{seq: seq}
+			return &node{}, seq
+		}
 		if e.front.Len() == 0 && len(e.inflight) == 0 {
 			e.cond.Broadcast()
 			return nil, 0
 		}
 		if e.front.Len() > 0 && e.front.mayDispatch(e.front.peek(), e.inflight) {
-			n := e.front.pop()
+			n := e.pop()
 			seq := e.seq
 			e.seq++
 			e.inflight[seq] = running{seq: seq, depth: n.depth, path: n.path}
@@ -203,10 +253,22 @@ func (e *explorer) worker(ctx context.Context, w int) {
 		if n == nil {
 			return
 		}
-		pp := NewPlanPolicy(n.plan)
-		rep := e.run(ctx, w, seq, n.plan, pp)
-		if !rep.Diverged && !pp.Complete() && rep.Stop == nil && !rep.Inconclusive {
-			rep.Diverged = true
+		var rep Report
+		if e.sampled && seq > 0 {
+			rep = e.run(ctx, w, seq, n.plan, e.drawnPolicy(seq))
+		} else {
+			for try := 1; ; try++ {
+				pp := NewPlanPolicy(n.plan)
+				rep = e.run(ctx, w, seq, n.plan, pp)
+				if !rep.Diverged && !pp.Complete() && rep.Stop == nil && !rep.Inconclusive {
+					rep.Diverged = true
+				}
+				// A pair lets PostgreSQL decide the interleaving: a passing
+				// run does not clear the plan, so it runs again.
+				if rep.Failed || rep.Stop != nil || rep.Diverged || try >= e.opts.PairRepeats || !endsWithPair(n.plan) || !e.retryAllowed() {
+					break
+				}
+			}
 		}
 		e.mu.Lock()
 		e.record(n, seq, rep)
@@ -223,8 +285,27 @@ func (e *explorer) worker(ctx context.Context, w int) {
 func (e *explorer) record(n *node, seq int, rep Report) {
 	s := e.sum
 	s.Attempted++
-	if n.depth > s.MaxDepth {
-		s.MaxDepth = n.depth
+	if len(rep.Decisions) > e.maxSteps {
+		e.maxSteps = len(rep.Decisions)
+	}
+	for _, d := range rep.Decisions {
+		for _, c := range d.Candidates {
+			if c.Ref.Actor+1 > e.actors {
+				e.actors = c.Ref.Actor + 1
+			}
+		}
+	}
+	depth := n.depth
+	if e.sampled {
+		depth = 0
+		for _, d := range rep.Decisions {
+			if d.Choice {
+				depth++
+			}
+		}
+	}
+	if depth > s.MaxDepth {
+		s.MaxDepth = depth
 	}
 	switch {
 	case rep.Stop != nil:
@@ -246,7 +327,9 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 	e.seenSched[sig] = true
 	// Expand even a failing schedule, so that the pending count says how
 	// much was left unexplored when the search stops here.
-	e.expand(n, seq, rep.Decisions)
+	if !e.sampled {
+		e.expand(n, seq, rep.Decisions)
+	}
 	if rep.Failed {
 		s.Failures++
 		if s.FirstFailure < 0 || seq < s.FirstFailure {
@@ -267,22 +350,84 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 		if d.Step <= last || len(d.Candidates) < 2 {
 			continue
 		}
+		var choices [][]sched.UnitRef
 		for i := 1; i < len(d.Candidates); i++ {
+			choices = append(choices, []sched.UnitRef{d.Candidates[i].Ref})
+		}
+		if e.opts.Overlap {
+			for _, pr := range overlapPairs(d.Candidates) {
+				choices = append(choices, []sched.UnitRef{d.Candidates[pr[0]].Ref, d.Candidates[pr[1]].Ref})
+			}
+		}
+		for _, units := range choices {
 			if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
 				e.sum.PrunedByDepth++
 				continue
 			}
-			p := n.plan.with(Choice{Step: d.Step, Units: []sched.UnitRef{d.Candidates[i].Ref}})
-			key := p.Key()
+			p := n.plan.with(Choice{Step: d.Step, Units: units})
+			key := planHash(p)
 			if e.seenPlan[key] {
 				continue
 			}
-			e.seenPlan[key] = true
 			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
-			e.front.push(&node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path})
+			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
 			child++
+			if e.bytes+c.size() > e.opts.FrontierBytes {
+				e.sum.PrunedByBytes++
+				continue
+			}
+			e.seenPlan[key] = true
+			e.push(c)
 		}
 	}
+}
+
+func (e *explorer) push(n *node) {
+	e.bytes += n.size()
+	e.front.push(n)
+}
+
+func (e *explorer) pop() *node {
+	n := e.front.pop()
+	e.bytes -= n.size()
+	return n
+}
+
+func endsWithPair(p Plan) bool {
+	return len(p.Choices) > 0 && len(p.Choices[len(p.Choices)-1].Units) == 2
+}
+
+// retryAllowed counts a passing try of a pair plan as an attempt, within
+// the attempt budget.
+func (e *explorer) retryAllowed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopping != "" || (e.opts.MaxAttempts > 0 && e.seq+e.sum.Retries >= e.opts.MaxAttempts) {
+		return false
+	}
+	e.sum.Retries++
+	e.sum.Attempted++
+	e.sum.Completed++
+	return true
+}
+
+// drawnPolicy is the policy of attempt seq of a random or pct search.
+func (e *explorer) drawnPolicy(seq int) sched.Policy {
+	e.mu.Lock()
+	k, actors := e.maxSteps, e.actors
+	e.mu.Unlock()
+	rng := attemptRand(e.opts.Seed, seq)
+	if e.opts.Strategy == "pct" {
+		return newPCTPolicy(rng, actors, e.opts.Depth, k)
+	}
+	return &randomPolicy{rng: rng, overlap: e.opts.Overlap}
+}
+
+// planHash identifies a plan in the deduplication set (8 bytes a plan).
+func planHash(p Plan) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(p.Key()))
+	return h.Sum64()
 }
 
 // scheduleSignature hashes the released units in order.

@@ -33,7 +33,7 @@ func simulate(units []int, policy sched.Policy) ([]sched.Decision, string, error
 		if err != nil {
 			return ds, "", err
 		}
-		d := sched.Decision{Step: step, Candidates: cands, Choice: picks[0] != 0}
+		d := sched.Decision{Step: step, Candidates: cands, Choice: len(picks) > 1 || picks[0] != 0}
 		for _, p := range picks {
 			r := cands[p].Ref
 			d.Released = append(d.Released, r)
@@ -125,5 +125,86 @@ func TestExploreStopsAtFirstFailureAndDepthBound(t *testing.T) {
 	})
 	if sum.MaxDepth != 1 || sum.PrunedByDepth == 0 || sum.Attempted != 4 {
 		t.Fatalf("depth-bounded summary %+v", sum)
+	}
+}
+
+func TestRandomSearchIsReproducibleBySeed(t *testing.T) {
+	run := func(seed int64, workers int) []string {
+		var mu sync.Mutex
+		orders := map[int]string{}
+		sum, err := Explore(context.Background(), Options{Strategy: "random", Seed: seed, MaxAttempts: 30, Workers: workers}, func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
+			ds, order, _ := simulate([]int{3, 3, 2}, p)
+			mu.Lock()
+			orders[seq] = order
+			mu.Unlock()
+			return Report{Decisions: ds}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Attempted != 30 || sum.StopReason != StopAttempts || sum.Exhausted() {
+			t.Fatalf("summary %+v", sum)
+		}
+		out := make([]string, 30)
+		for i := range out {
+			out[i] = orders[i]
+		}
+		return out
+	}
+	a, b, c := run(7, 1), run(7, 3), run(8, 1)
+	if strings.Join(a, "|") != strings.Join(b, "|") {
+		t.Fatal("the same seed gave different schedules with different worker counts")
+	}
+	if strings.Join(a, "|") == strings.Join(c, "|") {
+		t.Fatal("different seeds gave the same 30 schedules")
+	}
+}
+
+// A depth-2 bug (a1 must run between b1 and b2; the FIFO order a1 b1 c1 a2
+// b2 c2 misses it): PCT with depth 2 finds it with probability at least
+// 1/(n*k) = 1/18 per attempt.
+func TestPCTFindsDepthTwoBug(t *testing.T) {
+	sum, err := Explore(context.Background(), Options{Strategy: "pct", Depth: 2, Seed: 1, MaxAttempts: 200}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+		ds, order, _ := simulate([]int{2, 2, 2}, p)
+		i, j, k := strings.Index(order, "b1"), strings.Index(order, "a1"), strings.Index(order, "b2")
+		return Report{Decisions: ds, Failed: i < j && j < k}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failures != 1 || sum.StopReason != StopFailure || sum.FirstFailure == 0 {
+		t.Fatalf("PCT did not find the bug in 200 attempts: %+v", sum)
+	}
+	t.Logf("found after %d attempts", sum.Attempted)
+}
+
+func TestOverlapPairsAreExplored(t *testing.T) {
+	var pairs int
+	sum, _ := Explore(context.Background(), Options{Overlap: true}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+		for _, c := range plan.Choices {
+			if len(c.Units) == 2 {
+				pairs++
+			}
+		}
+		ds, _, err := simulate([]int{1, 1}, p)
+		if err != nil {
+			return Report{Diverged: true}
+		}
+		return Report{Decisions: ds}
+	})
+	// Two single-unit actors: a-b (default), b-a, and the pair a+b, which
+	// passes and so runs PairRepeats (3) times.
+	if sum.Attempted != 5 || pairs != 3 || sum.Retries != 2 || !sum.Exhausted() {
+		t.Fatalf("attempted %d with %d pair runs (%d retries); want 5 with 3 (2 retries)", sum.Attempted, pairs, sum.Retries)
+	}
+}
+
+func TestFrontierByteBudgetIsHonest(t *testing.T) {
+	sum, _ := Explore(context.Background(), Options{FrontierBytes: 2000}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+		ds, _, _ := simulate([]int{3, 3}, p)
+		return Report{Decisions: ds}
+	})
+	if sum.PrunedByBytes == 0 || sum.Exhausted() || sum.StopReason != StopMemory {
+		t.Fatalf("a 2000-byte frontier over 20 orders: %+v", sum)
 	}
 }

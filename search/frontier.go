@@ -77,3 +77,12 @@ func (f *frontier) mayDispatch(n *node, inflight map[int]running) bool {
 	}
 	return true
 }
+
+// size estimates the memory a queued node holds, for the frontier budget.
+func (n *node) size() int {
+	b := 96 + 4*len(n.path)
+	for _, c := range n.plan.Choices {
+		b += 48 + 24*len(c.Units)
+	}
+	return b
+}
