@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/spf13/cobra"
 )
 
@@ -167,7 +169,8 @@ func findScenario(scenarios []Scenario, name string) ([]Scenario, error) {
 
 func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, code *int, dir string) *cobra.Command {
 	o := Options{ProgramDir: dir}
-	var name string
+	var name, shard, summaryPath string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Search the orders of the scenario's commands for one that breaks its invariant",
@@ -177,14 +180,35 @@ func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, 
 			if err != nil {
 				return err
 			}
-			if len(list) > 1 && o.Out != "" {
-				return &codeError{ExitError, errors.New("--out needs --scenario NAME when the program has several scenarios")}
+			if len(list) > 1 && (o.Out != "" || summaryPath != "" || asJSON) {
+				return &codeError{ExitError, errors.New("--out, --summary and --json need --scenario NAME when the program has several scenarios")}
+			}
+			if shard != "" {
+				var err error
+				if o.Shard, o.Shards, err = ParseShard(shard); err != nil {
+					return &codeError{ExitError, err}
+				}
+			}
+			if asJSON {
+				o.Progress = false
 			}
 			worst := ExitPass
 			for _, sc := range list {
 				res, err := Explore(ctx, sc, o)
 				if res != nil {
-					res.Print(stdout)
+					if asJSON {
+						enc := json.NewEncoder(stdout)
+						enc.SetIndent("", "  ")
+						enc.Encode(res.SummaryFile())
+					} else {
+						res.Print(stdout)
+					}
+					if summaryPath != "" && res.Summary != nil {
+						data, _ := json.MarshalIndent(res.SummaryFile(), "", "  ")
+						if werr := artifact.WriteFileAtomic(summaryPath, append(data, '\n'), true); werr != nil {
+							return &codeError{ExitError, fmt.Errorf("write --summary: %w", werr)}
+						}
+					}
 				}
 				if err != nil {
 					if ctx.Err() != nil {
@@ -213,6 +237,9 @@ func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, 
 	f.IntVar(&o.Workers, "workers", 0, "attempts run in parallel, each on its own database (default: one per CPU)")
 	f.IntVar(&o.FrontierBytes, "frontier-bytes", 0, "memory budget for pending prefixes (default 256 MiB)")
 	f.BoolVar(&o.Progress, "progress", true, "show a live status line when stderr is a terminal")
+	f.StringVar(&shard, "shard", "", "explore part K of N of the search (K/N, 1 <= K <= N); combine with interleave merge")
+	f.StringVar(&summaryPath, "summary", "", "also write the machine-readable summary to this file (for interleave merge)")
+	f.BoolVar(&asJSON, "json", false, "print the machine-readable summary instead of the human one")
 	return cmd
 }
 

@@ -23,8 +23,9 @@ type Result struct {
 	// Artifact is the first failing attempt, or for RunOnce the attempt.
 	Artifact *artifact.Artifact
 	// Saved is the path the artifact was written to, if any.
-	Saved string
-	seed  int64
+	Saved         string
+	seed          int64
+	shard, shards int
 }
 
 // ExitCode is the process exit code for the result.
@@ -96,6 +97,8 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		Workers:       len(workers),
 		Overlap:       e.opts.Overlap == "pairs",
 		FrontierBytes: e.opts.FrontierBytes,
+		Shard:         e.opts.Shard,
+		Shards:        e.opts.Shards,
 		Progress:      progress.update,
 	}, func(ctx context.Context, wi, seq int, plan search.Plan, policy sched.Policy) search.Report {
 		w, err := getWorker(ctx, wi)
@@ -116,7 +119,8 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			lastHarness = r
 			mu.Unlock()
 		}
-		if rep.Failed {
+		uncounted := seq == 0 && e.opts.Shards > 1 && e.opts.Shard != 1 && e.opts.Strategy != "random" && e.opts.Strategy != "pct"
+		if rep.Failed && !uncounted { // another shard reports the first schedule
 			mu.Lock()
 			if firstSeq < 0 || seq < firstSeq {
 				first, firstSeq = r, seq
@@ -128,7 +132,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Scenario: sc.Name, Summary: sum}
+	res := &Result{Scenario: sc.Name, Summary: sum, shard: e.opts.Shard, shards: e.opts.Shards}
 	if e.opts.Strategy == "random" || e.opts.Strategy == "pct" {
 		res.seed = e.opts.Seed
 	}

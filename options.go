@@ -70,6 +70,9 @@ type Options struct {
 	FrontierBytes int
 	// Progress enables the live status line on a terminal.
 	Progress bool
+	// Shard K of Shards explores a disjoint part of the search (see
+	// search.Options); merge the shards' summaries with MergeSummaries.
+	Shard, Shards int
 
 	// Capture is "failures" (default: keep the wire capture of failing
 	// attempts), "all" or "off".

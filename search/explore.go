@@ -42,6 +42,11 @@ type Options struct {
 	// fails, since the interleaving is PostgreSQL's.
 	Overlap     bool
 	PairRepeats int
+	// Shard K of Shards (1-based) explores a disjoint part of the same
+	// deterministic space: every shard runs the first schedule, and the
+	// subtrees of its alternatives are dealt out round-robin. Zero Shards
+	// means the whole space.
+	Shard, Shards int
 	// FrontierBytes bounds the memory of pending prefixes (0: 256 MiB);
 	// prefixes beyond it are dropped, counted, and the search is then not
 	// exhaustive.
@@ -86,7 +91,10 @@ type Summary struct {
 	StopReason    string
 	StopErr       error
 	FirstFailure  int // dispatch sequence of the earliest failing attempt, -1 when none
-	Elapsed       time.Duration
+	// FirstFailurePath locates that attempt in the exploration tree (child
+	// indices from the first schedule): comparable across shards.
+	FirstFailurePath []int32
+	Elapsed          time.Duration
 }
 
 // Exhausted reports whether every schedule (within MaxDepth, when set) was
@@ -112,6 +120,9 @@ func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
 	}
 	if opts.PairRepeats == 0 {
 		opts.PairRepeats = 3
+	}
+	if opts.Shards > 1 && (opts.Shard < 1 || opts.Shard > opts.Shards) {
+		return nil, fmt.Errorf("shard %d/%d: K must be between 1 and N", opts.Shard, opts.Shards)
 	}
 	if opts.FrontierBytes == 0 {
 		opts.FrontierBytes = 256 << 20
@@ -284,6 +295,17 @@ func (e *explorer) worker(ctx context.Context, w int) {
 // record folds one attempt's report into the summary and frontier; e.mu held.
 func (e *explorer) record(n *node, seq int, rep Report) {
 	s := e.sum
+	if n.depth == 0 && e.opts.Shards > 1 && e.opts.Shard != 1 && !e.sampled {
+		// Every shard runs the first schedule to learn its alternatives;
+		// shard 1 alone counts it.
+		if rep.Stop != nil {
+			s.StopErr = rep.Stop
+			e.stop(StopHarness)
+			return
+		}
+		e.expand(n, seq, rep.Decisions)
+		return
+	}
 	s.Attempted++
 	if len(rep.Decisions) > e.maxSteps {
 		e.maxSteps = len(rep.Decisions)
@@ -334,6 +356,7 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		s.Failures++
 		if s.FirstFailure < 0 || seq < s.FirstFailure {
 			s.FirstFailure = seq
+			s.FirstFailurePath = append([]int32(nil), n.path...)
 		}
 		if !e.opts.KeepGoing {
 			e.stop(StopFailure)
@@ -372,6 +395,9 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
 			child++
+			if n.depth == 0 && e.opts.Shards > 1 && (c.child%e.opts.Shards)+1 != e.opts.Shard {
+				continue // another shard's subtree
+			}
 			if e.bytes+c.size() > e.opts.FrontierBytes {
 				e.sum.PrunedByBytes++
 				continue

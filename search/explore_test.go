@@ -208,3 +208,38 @@ func TestFrontierByteBudgetIsHonest(t *testing.T) {
 		t.Fatalf("a 2000-byte frontier over 20 orders: %+v", sum)
 	}
 }
+
+// Shards explore disjoint parts whose union is the whole space.
+func TestShardsPartitionTheSpace(t *testing.T) {
+	units := []int{2, 2, 2}
+	all := map[string]int{}
+	total := 0
+	for k := 1; k <= 3; k++ {
+		var mu sync.Mutex
+		sum, err := Explore(context.Background(), Options{Shard: k, Shards: 3, Workers: 2}, func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
+			ds, order, _ := simulate(units, p)
+			mu.Lock()
+			if seq > 0 || k == 1 {
+				all[order]++
+			}
+			mu.Unlock()
+			return Report{Decisions: ds}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Exhausted() {
+			t.Fatalf("shard %d/3 did not exhaust its part: %+v", k, sum)
+		}
+		total += sum.Attempted
+	}
+	want := multinomial(units)
+	if len(all) != want || total != want {
+		t.Fatalf("3 shards covered %d distinct orders in %d counted attempts; want %d and %d", len(all), total, want, want)
+	}
+	for o, n := range all {
+		if n != 1 {
+			t.Fatalf("order %s explored by %d shards", o, n)
+		}
+	}
+}

@@ -43,6 +43,7 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		programCommand("minimize", "minimize DIR ARTIFACT [flags]", "Reduce a failing schedule to the fewest choices that still fail", 2),
 		demoCommand(),
 		doctorCommand(),
+		mergeCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

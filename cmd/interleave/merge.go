@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/pginterleave/interleave"
+	"github.com/spf13/cobra"
+)
+
+// mergeCommand combines the summaries of a sharded search.
+func mergeCommand() *cobra.Command {
+	var out string
+	var force, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "merge SUMMARY...",
+		Short: "Combine the summaries of the shards of one search (run with --shard K/N --summary FILE)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := interleave.MergeSummaries(args)
+			if err != nil {
+				return err
+			}
+			s := m.Summary
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				enc.Encode(s)
+			} else {
+				fmt.Fprintf(w, "%s: %d shards merged; %d attempted, %d completed; violations: %d; %s.\n", s.Scenario, max(s.Shards, 1)-len(m.Missing), s.Attempted, s.Completed, s.Violations, s.Outcome)
+				fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d; every shard exhausted its part: %v.\n", s.Strategy, s.Pending, s.MaxDepth, s.Exhausted && len(m.Missing) == 0)
+				if s.Message != "" {
+					fmt.Fprintln(w, s.Message)
+				}
+				if s.FirstFailure != nil {
+					fmt.Fprintf(w, "First failure (exploration path %v): %s\n", s.FirstFailure.Path, s.FirstFailure.Artifact)
+				}
+			}
+			if out != "" && m.Artifact != "" {
+				if err := interleave.CopyArtifact(m.Artifact, out, force); err != nil {
+					return err
+				}
+				if !asJSON {
+					fmt.Fprintf(w, "Saved %s\n", out)
+				}
+			}
+			if s.ExitCode != 0 {
+				return exitCode(s.ExitCode)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "copy the first failure's artifact here")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite --out")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged summary as JSON")
+	return cmd
+}
