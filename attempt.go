@@ -32,6 +32,7 @@ type attemptResult struct {
 // run executes one attempt of sc under policy on the worker's database.
 func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *attemptResult {
 	res := &attemptResult{Started: time.Now()}
+
 	defer func() { res.Duration = time.Since(res.Started) }()
 	actx, cancel := context.WithTimeout(ctx, w.env.opts.AttemptTimeout)
 	defer cancel()

@@ -27,7 +27,7 @@ var behaviourSettings = []string{
 	"deadlock_timeout", "max_prepared_transactions", "search_path", "row_security", "standard_conforming_strings",
 	"server_encoding", "lc_collate", "lc_ctype", "TimeZone", "DateStyle", "IntervalStyle",
 	"enable_seqscan", "enable_indexscan", "enable_bitmapscan", "enable_indexonlyscan", "enable_hashjoin",
-	"enable_mergejoin", "enable_nestloop", "plan_cache_mode", "jit", "autovacuum", "max_connections",
+	"enable_mergejoin", "enable_nestloop", "plan_cache_mode", "jit", "autovacuum",
 }
 
 // programFingerprint identifies the scenario program's sources and module

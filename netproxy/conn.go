@@ -283,15 +283,31 @@ func (c *conn) forward() error {
 			}
 			c.fr.discard()
 		case stepTerminate:
+			c.mu.Lock()
+			c.terminated = true
+			c.mu.Unlock()
 			if err := c.send(c.fr.buf[s:e]); err != nil {
 				return err
 			}
 			c.fr.discard()
-			c.mu.Lock()
-			c.terminated = true
-			c.mu.Unlock()
-			if cw, ok := c.upstream().(interface{ CloseWrite() error }); ok {
-				_ = cw.CloseWrite()
+			if inflight {
+				select {
+				case <-c.done:
+					inflight = false
+				default:
+				}
+			}
+			if inflight {
+				// A unit is still running (a driver closing after a cancel):
+				// its answer, such as 57014, belongs in the record.
+				if cw, ok := c.upstream().(interface{ CloseWrite() error }); ok {
+					_ = cw.CloseWrite()
+				}
+			} else {
+				// The server answers Terminate with nothing; closing now
+				// rather than waiting for its end of the socket saves the
+				// backend's exit time on every connection's close.
+				c.upstream().Close()
 			}
 			<-c.pumped
 			return nil

@@ -3,6 +3,8 @@ package netproxy
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"net"
 	"fmt"
 	"io"
 )
@@ -47,7 +49,7 @@ func (c *conn) serverClosed(err error) error {
 	c.mu.Lock()
 	terminated := c.terminated
 	c.mu.Unlock()
-	if terminated && err == io.EOF {
+	if terminated && (err == io.EOF || errors.Is(err, net.ErrClosed)) {
 		return nil
 	}
 	c.wmu.Lock()
