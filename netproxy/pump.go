@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"net"
 	"fmt"
 	"io"
+	"net"
 )
 
 const pumpBuffer = 32 << 10
