@@ -9,6 +9,7 @@ import (
 
 	"github.com/pginterleave/interleave/netproxy"
 	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/search"
 )
 
 // Options configure where and how attempts run. The zero value is usable:
@@ -70,6 +71,8 @@ type Options struct {
 	FrontierBytes int
 	// Progress enables the live status line on a terminal.
 	Progress bool
+	// OnProgress, when set, is called after every attempt of a search.
+	OnProgress func(search.Progress)
 	// Shard K of Shards explores a disjoint part of the search (see
 	// search.Options); merge the shards' summaries with MergeSummaries.
 	Shard, Shards int

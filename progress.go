@@ -14,6 +14,7 @@ import (
 // when stderr is not a terminal, under --json, or when not asked for.
 type progressLine struct {
 	w     io.Writer
+	hook  func(search.Progress)
 	mu    sync.Mutex
 	last  time.Time
 	shown bool
@@ -21,9 +22,9 @@ type progressLine struct {
 
 func newProgressLine(o Options) *progressLine {
 	if !o.Progress || !isTerminal(o.Stderr) {
-		return &progressLine{}
+		return &progressLine{hook: o.OnProgress}
 	}
-	return &progressLine{w: o.Stderr}
+	return &progressLine{w: o.Stderr, hook: o.OnProgress}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -36,6 +37,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progressLine) update(s search.Progress) {
+	if p.hook != nil {
+		p.hook(s)
+	}
 	if p.w == nil {
 		return
 	}

@@ -92,7 +92,7 @@ func New(cfg Config) *Attempt {
 		cfg.Policy = FIFO{}
 	}
 	if cfg.PollFirst == 0 {
-		cfg.PollFirst = 100 * time.Microsecond
+		cfg.PollFirst = 400 * time.Microsecond
 	}
 	if cfg.PollMax == 0 {
 		cfg.PollMax = 5 * time.Millisecond

@@ -1,0 +1,38 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/pginterleave/interleave"
+)
+
+// TestRaceSuite: every race in the bug-finding benchmark is found by the
+// default strategy, and every repair passes an exhaustive search.
+func TestRaceSuite(t *testing.T) {
+	for _, r := range Races() {
+		t.Run(r.Name, func(t *testing.T) {
+			o := interleave.Options{Server: server, Workers: 1, Stdout: io.Discard, Stderr: io.Discard}
+			if r.Overlap {
+				o.Overlap = "pairs"
+			}
+			res, err := interleave.Explore(context.Background(), r.Bug, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != interleave.OutcomeViolation {
+				t.Fatalf("race not found: %s after %d attempts: %s", res.Outcome, res.Summary.Attempted, res.Message)
+			}
+			t.Logf("found after %d attempts (depth %d): %s", res.Summary.Attempted, len(res.Artifact.Schedule.Choices), res.Message)
+			fix, err := interleave.Explore(context.Background(), r.Fix, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fix.Outcome != interleave.OutcomePass || !fix.Summary.Exhausted() {
+				t.Fatalf("repair: %s after %d attempts: %s", fix.Outcome, fix.Summary.Attempted, fix.Message)
+			}
+			t.Logf("repair passes all %d orders", fix.Summary.Attempted)
+		})
+	}
+}
