@@ -44,6 +44,7 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		demoCommand(),
 		doctorCommand(),
 		mergeCommand(),
+		exportCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

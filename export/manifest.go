@@ -1,0 +1,112 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pginterleave/interleave/artifact"
+)
+
+// writeManifest lists the SHA-256 of every file in dir, sorted by path.
+func writeManifest(dir string) error {
+	sums, err := hashTree(dir)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(sums))
+	for p := range sums {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&b, "%s  %s\n", sums[p], p)
+	}
+	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o644)
+}
+
+func hashTree(dir string) (map[string]string, error) {
+	sums := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == ".build" {
+				return filepath.SkipDir // what ./replay builds on another platform
+			}
+			return nil
+		}
+		if rel == ManifestName {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", rel)
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		sums[rel] = sum
+		return nil
+	})
+	return sums, err
+}
+
+// Problem is one way a bundle differs from its manifest.
+type Problem struct {
+	Path, What string
+}
+
+// Verify checks a bundle without running anything: every file listed in the
+// manifest is present with its SHA-256, no file is unlisted, and the
+// artifact is a valid artifact.
+func Verify(dir string) ([]Problem, error) {
+	f, err := os.Open(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, fmt.Errorf("%s has no %s: it is not an Interleave bundle", dir, ManifestName)
+	}
+	defer f.Close()
+	want := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, path, ok := strings.Cut(sc.Text(), "  ")
+		if !ok || len(sum) != 64 {
+			return nil, fmt.Errorf("%s: malformed line %q", ManifestName, sc.Text())
+		}
+		want[path] = sum
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	have, err := hashTree(dir)
+	if err != nil {
+		return nil, err
+	}
+	var problems []Problem
+	for p, sum := range want {
+		switch h, ok := have[p]; {
+		case !ok:
+			problems = append(problems, Problem{p, "missing"})
+		case h != sum:
+			problems = append(problems, Problem{p, "changed (SHA-256 differs from the manifest)"})
+		}
+	}
+	for p := range have {
+		if _, ok := want[p]; !ok {
+			problems = append(problems, Problem{p, "not in the manifest"})
+		}
+	}
+	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
+	if _, err := artifact.Read(filepath.Join(dir, "artifact.json")); err != nil {
+		problems = append(problems, Problem{"artifact.json", err.Error()})
+	}
+	return problems, nil
+}
