@@ -27,7 +27,7 @@ type env struct {
 }
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
-	fp, err := programFingerprint(opts.ProgramDir)
+	fp, err := fingerprintFor(opts)
 	if err != nil {
 		return nil, err
 	}

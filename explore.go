@@ -185,7 +185,11 @@ func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	var res *Result
 	w, err := e.newWorker(ctx)
 	if err == nil {
-		r := w.run(ctx, &sc, nil)
+		var policy sched.Policy
+		if len(o.Order) > 0 {
+			policy = newOrderPolicy(o.Order, sc.actorNames())
+		}
+		r := w.run(ctx, &sc, policy)
 		w.close(context.Background())
 		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r)}
 	}

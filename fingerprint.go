@@ -38,6 +38,7 @@ func programFingerprint(dir string) (*artifact.Fingerprint, error) {
 	if dir == "" {
 		return fp, nil
 	}
+
 	pkgs, err := goList(dir)
 	if err != nil {
 		return nil, err
@@ -162,4 +163,32 @@ func serverFingerprint(ctx context.Context, conn *pgx.Conn, fp *artifact.Fingerp
 		fp.Settings[k] = v
 	}
 	return rows.Err()
+}
+
+// fileFingerprint identifies listed source files (a scenario file and what
+// it names), paths relative to root.
+func fileFingerprint(files []string, root string) (*artifact.Fingerprint, error) {
+	fp := &artifact.Fingerprint{GoVersion: runtime.Version(), Interleave: interleaveVersion()}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		sf, err := hashFile(f, root)
+		if err != nil {
+			return nil, fmt.Errorf("fingerprint %s: %w", f, err)
+		}
+		fp.Sources = append(fp.Sources, sf)
+	}
+	sort.Slice(fp.Sources, func(i, j int) bool { return fp.Sources[i].Path < fp.Sources[j].Path })
+	return fp, nil
+}
+
+// fingerprintFor picks the fingerprint source the options name.
+func fingerprintFor(o Options) (*artifact.Fingerprint, error) {
+	if o.ProgramDir == "" && len(o.SourceFiles) > 0 {
+		return fileFingerprint(o.SourceFiles, o.SourceRoot)
+	}
+	return programFingerprint(o.ProgramDir)
 }

@@ -25,6 +25,11 @@ type Options struct {
 	// ProgramDir is the scenario program's package directory; its package
 	// graph's sources are fingerprinted for exact replay. Main fills it in.
 	ProgramDir string
+	// SourceFiles are fingerprinted instead when the scenario is not a Go
+	// program (a scenario file, the files it names, lockfiles beside them);
+	// paths are recorded relative to SourceRoot.
+	SourceFiles []string
+	SourceRoot  string
 	// Server, when set, is an already running server to use (for example one
 	// shared by many tests); the caller closes it. It wins over DatabaseURL.
 	Server pgserver.Server
@@ -71,6 +76,9 @@ type Options struct {
 	FrontierBytes int
 	// Progress enables the live status line on a terminal.
 	Progress bool
+	// Order, when set, makes RunOnce release the actors' executing units in
+	// this order instead of the default one.
+	Order []OrderStep
 	// OnProgress, when set, is called after every attempt of a search.
 	OnProgress func(search.Progress)
 	// Shard K of Shards explores a disjoint part of the search (see

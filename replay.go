@@ -69,7 +69,7 @@ func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Repla
 	if got, want := strings.Join(sc.actorNames(), ","), strings.Join(rec.Scenario.Actors, ","); got != want {
 		return res.incompatible([]string{fmt.Sprintf("the scenario's actors are %s; the recording has %s", got, want)}), nil
 	}
-	fp, err := programFingerprint(o.ProgramDir)
+	fp, err := fingerprintFor(o)
 	if err != nil {
 		if opts.Guided {
 			fp = &artifact.Fingerprint{}

@@ -1,0 +1,88 @@
+package interleave_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pginterleave/interleave"
+)
+
+// psql is a command actor: the counter's read and write from a shell script
+// using psql, which finds its proxy through PGHOST/PGPORT/... alone.
+func psqlIncrement(name string) interleave.Actor {
+	script := `set -e
+n=$(psql -X -A -t -v ON_ERROR_STOP=1 -c "SELECT n FROM counter WHERE id = 1")
+psql -X -q -v ON_ERROR_STOP=1 -c "UPDATE counter SET n = $((n + 1)) WHERE id = 1"
+printf '{"read": %s, "actor": "%s", "pgdb": "%s"}' "$n" "$INTERLEAVE_ACTOR" "${PGDATABASE%%_*}"`
+	return interleave.CommandActor(name, []string{"sh", "-c", script}, interleave.CommandOptions{})
+}
+
+func TestCommandActorsFindTheRaceWithPsql(t *testing.T) {
+	// Variables that would point a client around the proxy are removed.
+	t.Setenv("PGHOST", "203.0.113.1")
+	t.Setenv("PGPORT", "1")
+	t.Setenv("TEST_DATABASE_URL", "")
+	t.Setenv("LEGACY_DATABASE_URL", "postgres://elsewhere/")
+	sc := counter(false)
+	sc.Actors = []interleave.Actor{psqlIncrement("alice"), psqlIncrement("bob")}
+	res, err := interleave.Explore(testCtx(t), sc, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	for _, a := range res.Artifact.Actors {
+		var v struct {
+			Read  int
+			Actor string
+			PGDB  string
+		}
+		if err := json.Unmarshal(a.Value, &v); err != nil || v.Actor != a.Actor || v.PGDB != "interleave" {
+			t.Fatalf("actor %s returned %s (%v); want its JSON result with INTERLEAVE_ACTOR and PGDATABASE set", a.Actor, a.Value, err)
+		}
+	}
+	for _, u := range res.Artifact.Units {
+		if u.Protocol != "simple" {
+			t.Errorf("psql sent a %s unit", u.Protocol)
+		}
+	}
+}
+
+func TestCommandActorFailureAndDeadline(t *testing.T) {
+	sc := counter(false)
+	sc.Actors[1] = interleave.CommandActor("bob", []string{"sh", "-c", "echo 'password is $PGPASSWORD' >&2; echo boom >&2; exit 3"}, interleave.CommandOptions{})
+	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeActorError || !strings.Contains(res.Message, "exited with status 3: password is") || !strings.Contains(res.Message, "boom") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+
+	// A command that hangs, with a child of its own, is killed with its
+	// process group at the deadline.
+	marker := fmt.Sprintf("interleave-hang-%d", time.Now().UnixNano())
+	sc.Actors[1] = interleave.CommandActor("bob", []string{"sh", "-c", "sleep 300 & sleep 301; : " + marker}, interleave.CommandOptions{})
+	o := opts()
+	o.AttemptTimeout = time.Second
+	res, err = interleave.RunOnce(testCtx(t), sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeInconclusive {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	time.Sleep(200 * time.Millisecond)
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		cmdline, _ := os.ReadFile("/proc/" + p.Name() + "/cmdline")
+		if strings.Contains(string(cmdline), marker) {
+			t.Fatalf("process %s of the hung actor survived: %q", p.Name(), cmdline)
+		}
+	}
+}
