@@ -135,6 +135,8 @@ func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []S
 func bindOptions(cmd *cobra.Command, o *Options) {
 	f := cmd.Flags()
 	f.StringVar(&o.DatabaseURL, "database-url", "", "dedicated test server URL (default: a managed throwaway PostgreSQL; also TEST_DATABASE_URL)")
+	f.BoolVar(&o.Docker, "docker", false, "start the throwaway server as a Docker container (Docker API; DOCKER_HOST is honoured)")
+	f.StringVar(&o.DockerImage, "docker-image", "postgres:16", "the image for --docker")
 	f.StringVar(&o.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres (default: search PATH, pg_config, /usr/lib/postgresql/*/bin)")
 	f.BoolVar(&o.UpstreamTLS, "upstream-tls", false, "proxies reach the server over TLS, verify-full against the system roots or --upstream-ca")
 	f.StringVar(&o.UpstreamCA, "upstream-ca", "", "PEM file of the CA that signed the server's certificate (with --upstream-tls)")

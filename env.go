@@ -45,6 +45,13 @@ func openEnvWith(ctx context.Context, opts Options, workers int, fp *artifact.Fi
 		e.server, e.shared = opts.Server, true
 		return e, nil
 	}
+	if opts.Docker && opts.DatabaseURL == "" {
+		e.server, err = pgserver.StartDocker(ctx, pgserver.DockerOptions{Image: opts.DockerImage, MaxConnections: 20 + workers*(8*4+4)})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
 	if opts.DatabaseURL != "" {
 		var tlsCfg *tls.Config
 		if opts.UpstreamTLS {

@@ -22,6 +22,11 @@ type Options struct {
 	DatabaseURL string
 	// PGBin is the directory with initdb and postgres for the managed server.
 	PGBin string
+	// Docker starts the throwaway server as a container through the Docker
+	// API instead of from local binaries; DockerImage picks the image
+	// (default postgres:16).
+	Docker      bool
+	DockerImage string
 	// ProgramDir is the scenario program's package directory; its package
 	// graph's sources are fingerprinted for exact replay. Main fills it in.
 	ProgramDir string
