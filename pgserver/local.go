@@ -182,7 +182,7 @@ func (l *Local) dataDir() string { return filepath.Join(l.root, "data") }
 func (l *Local) logPath() string { return filepath.Join(l.root, "postgres.log") }
 
 func (l *Local) initdb(ctx context.Context, runAs *syscall.Credential, auth string) error {
-	args := []string{"-D", l.dataDir(), "-U", l.user, "--no-sync", "-E", "UTF8", "--locale=C", "--no-instructions"}
+	args := []string{"-D", l.dataDir(), "-U", l.user, "--no-sync", "-E", "UTF8", "--locale=C"}
 	if auth == "trust" {
 		args = append(args, "-A", "trust")
 	} else {
