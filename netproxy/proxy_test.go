@@ -350,3 +350,83 @@ func TestFlushStagesProfile(t *testing.T) {
 		t.Fatalf("the failing stage's SQLSTATE is not recorded: %s", res)
 	}
 }
+
+// TestExtendedProtocolPaths drives the extended protocol message by message:
+// named statements and portals, Describe of both, portal suspension across
+// units inside a transaction, Close, and an error in the middle of a cycle
+// (the server skips to Sync). Every cycle must be one unit, answered whole.
+func TestExtendedProtocolPaths(t *testing.T) {
+	for _, profile := range []Profile{ProfileSyncCycle, ProfileFlushStages} {
+		g := &recordingGate{}
+		p := startProxy(t, g, profile)
+		fe, _ := rawConn(t, p, nil)
+		until := func(what string, match func(pgproto3.BackendMessage) bool) []pgproto3.BackendMessage {
+			t.Helper()
+			var got []pgproto3.BackendMessage
+			for {
+				m, err := fe.Receive()
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				got = append(got, m)
+				if match(m) {
+					return got
+				}
+			}
+		}
+		isZ := func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ReadyForQuery); return ok }
+		until("start-up", isZ)
+		send := func(msgs ...pgproto3.FrontendMessage) {
+			for _, m := range msgs {
+				fe.Send(m)
+			}
+			if err := fe.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send(&pgproto3.Query{String: "BEGIN"})
+		until("begin", isZ)
+		send(&pgproto3.Parse{Name: "gen", Query: "SELECT g FROM generate_series(1, 3) g"},
+			&pgproto3.Describe{ObjectType: 'S', Name: "gen"},
+			&pgproto3.Bind{DestinationPortal: "cur", PreparedStatement: "gen"},
+			&pgproto3.Describe{ObjectType: 'P', Name: "cur"},
+			&pgproto3.Execute{Portal: "cur", MaxRows: 2}, &pgproto3.Sync{})
+		msgs := until("first page", isZ)
+		suspended, rows := false, 0
+		for _, m := range msgs {
+			switch m.(type) {
+			case *pgproto3.PortalSuspended:
+				suspended = true
+			case *pgproto3.DataRow:
+				rows++
+			}
+		}
+		if !suspended || rows != 2 {
+			t.Fatalf("%s: first page: suspended %v, %d rows", profile, suspended, rows)
+		}
+		send(&pgproto3.Execute{Portal: "cur", MaxRows: 2}, &pgproto3.Sync{})
+		msgs = until("second page", isZ)
+		if _, ok := msgs[len(msgs)-2].(*pgproto3.CommandComplete); !ok {
+			t.Fatalf("%s: the portal did not complete on the second page: %T", profile, msgs[len(msgs)-2])
+		}
+		send(&pgproto3.Close{ObjectType: 'P', Name: "cur"}, &pgproto3.Close{ObjectType: 'S', Name: "gen"}, &pgproto3.Sync{})
+		until("close", isZ)
+		// An error mid-cycle: the server skips the rest up to Sync.
+		send(&pgproto3.Parse{Query: "SELECT 1/0"}, &pgproto3.Bind{}, &pgproto3.Execute{},
+			&pgproto3.Parse{Query: "SELECT 2"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+		msgs = until("error", isZ)
+		if e, ok := msgs[len(msgs)-2].(*pgproto3.ErrorResponse); !ok || e.Code != "22012" || msgs[len(msgs)-1].(*pgproto3.ReadyForQuery).TxStatus != 'E' {
+			t.Fatalf("%s: error mid-cycle: %v", profile, msgs)
+		}
+		send(&pgproto3.Query{String: "ROLLBACK"})
+		until("rollback", isZ)
+		send(&pgproto3.Terminate{})
+		p.Close()
+		g.mu.Lock()
+		got := strings.Join(g.units, " ")
+		g.mu.Unlock()
+		if want := "simple:Q extended:PDBDES extended:ES extended:CCS extended:PBEPBES simple:Q"; got != want {
+			t.Fatalf("%s: units %q, want %q", profile, got, want)
+		}
+	}
+}
