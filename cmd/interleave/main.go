@@ -45,6 +45,7 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		doctorCommand(),
 		mergeCommand(),
 		exportCommand(),
+		reportCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -1,0 +1,193 @@
+// inspector.js: the selected unit in full, the print table of every unit,
+// the copy button, and start-up.
+const inspector = document.getElementById('inspector-body');
+
+function row(dl, term, value) {
+  add(dl, el('dt', null, term));
+  const dd = add(dl, el('dd'));
+  if (value instanceof Node) add(dd, value);
+  else dd.textContent = value === undefined || value === null || value === '' ? '—' : String(value);
+  return dd;
+}
+
+function sqlBlock(u) {
+  const wrap = el('div', 'sql-list');
+  const sql = list(u.sql);
+  if (!sql.length) add(wrap, el('span', 'none', 'no SQL (messages ' + (u.messages || '—') + ')'));
+  sql.forEach((q) => add(wrap, el('pre', 'sql', q)));
+  return wrap;
+}
+
+function paramsBlock(u) {
+  const binds = list(u.params);
+  if (!binds.some((b) => list(b).length)) return 'none';
+  const ul = el('ul', 'params');
+  binds.forEach((b, i) => {
+    const li = add(ul, el('li'));
+    if (binds.length > 1) add(li, el('span', 'muted', 'Bind ' + (i + 1) + ': '));
+    if (!list(b).length) add(li, el('span', 'muted', 'no parameters'));
+    list(b).forEach((p, j) => {
+      add(li, el('span', 'param-name', '$' + (j + 1) + ' = '));
+      add(li, el('code', 'param', p));
+      if (j < list(b).length - 1) add(li, document.createTextNode('  '));
+    });
+  });
+  return ul;
+}
+
+function waitsBlock(u) {
+  const ws = waits(u);
+  if (!ws.length) return 'none';
+  const ul = el('ul', 'waits');
+  for (const w of ws) {
+    const pids = list(w.blockingPids).length ? ' (backend PID ' + list(w.blockingPids).join(', ') + ')' : '';
+    const who = list(w.blockingActors).length ? list(w.blockingActors).join(', ') : 'a session that is not an actor';
+    add(ul, el('li', 'lock-wait', 'waited on ' + who + pids + ', reported at step ' + w.step + ', ' + us(w.atUs)));
+  }
+  return ul;
+}
+
+function timesBlock(u) {
+  const ul = el('ul', 'times');
+  add(ul, el('li', null, 'pending at ' + us(u.pendingUs) + ' (from step ' + u.pendingStep + ')'));
+  if (released(u)) add(ul, el('li', null, 'released at ' + us(u.releasedUs) + ' (step ' + u.releaseStep + '), after ' + us(u.releasedUs - u.pendingUs) + ' at the gate'));
+  else add(ul, el('li', null, 'never released'));
+  if (u.completed) add(ul, el('li', null, 'completed at ' + us(u.completedUs) + (released(u) ? ', ' + us(u.completedUs - u.releasedUs) + ' in PostgreSQL' : '')));
+  else add(ul, el('li', null, 'never completed'));
+  return ul;
+}
+
+function refButtons(refs) {
+  if (!refs.length) return 'none';
+  const ul = el('ul', 'refs');
+  for (const r of refs) {
+    const li = add(ul, el('li'));
+    const other = unitByKey.get(keyOf(r));
+    const b = add(li, el('button', 'ref ' + actorClass(r.actor), refText(r)));
+    b.type = 'button';
+    if (other) {
+      add(li, el('span', 'ref-sql', ' ' + (sqlText(other).split('\n')[0] || other.messages || '')));
+      b.addEventListener('click', () => {
+        select(other);
+        const x = boxes.find((y) => y.u === other);
+        if (x && !x.box.hidden) x.box.focus();
+      });
+    } else b.disabled = true;
+  }
+  return ul;
+}
+
+function decisionText(u) {
+  const d = decisionOf(u);
+  if (!d) return 'never released';
+  const parts = ['step ' + d.step + ': ' + (d.choice ? 'a choice (not the default order)' : 'the default order')];
+  if (list(d.release).length > 1) parts.push('released as a pair with ' + list(d.release).filter((r) => keyOf(r) !== keyOf(u)).map(refText).join(', '));
+  parts.push(list(d.candidates).length + ' candidate' + (list(d.candidates).length === 1 ? '' : 's'));
+  if (list(d.blocked).length) parts.push('waiting on locks: ' + list(d.blocked).map(refText).join(', '));
+  return parts.join('; ');
+}
+
+function renderInspector(u) {
+  inspector.replaceChildren();
+  const title = add(inspector, el('h3', 'insp-title ' + actorClass(u.actor)));
+  add(title, el('span', 'actor-name', u.actor));
+  add(title, el('span', 'muted', ' connection ' + u.conn + ', unit ' + u.unit + (released(u) ? ', step ' + u.releaseStep : '')));
+  if (hasError(u)) add(inspector, el('p', 'insp-error', (u.sqlstate ? 'SQLSTATE ' + u.sqlstate + ': ' : '') + (u.error || '')));
+  if (waits(u).length) add(inspector, el('p', 'insp-wait lock-wait', 'Waited on ' + blockers(u).join(', ') + "'s lock"));
+  const dl = add(inspector, el('dl', 'kv insp'));
+  row(dl, 'SQL', sqlBlock(u));
+  row(dl, 'Parameters', paramsBlock(u));
+  row(dl, 'Protocol', (u.protocol || '—') + ', client messages ' + (u.messages || '—') + (u.prepare ? ' (statement preparation)' : '') + (u.copy ? ', COPY ' + u.copy : ''));
+  row(dl, 'Command tags', list(u.tags).join(', ') || 'none');
+  row(dl, 'Rows returned', u.rows);
+  row(dl, 'Transaction status', txWords(u.txStatus));
+  row(dl, 'SQLSTATE', u.sqlstate || 'none');
+  row(dl, 'Error', u.error || 'none');
+  row(dl, 'Lock waits', waitsBlock(u));
+  row(dl, 'Times', timesBlock(u));
+  row(dl, 'Decision', decisionText(u));
+  row(dl, 'Alternatives at its decision', refButtons(list(u.alternatives)));
+  row(dl, 'Backend PID', u.backendPid);
+  row(dl, 'Unit hash', u.hash);
+}
+
+function select(u) {
+  for (const x of boxes) {
+    const on = x.u === u;
+    x.box.classList.toggle('selected', on);
+    x.box.setAttribute('aria-pressed', on ? 'true' : 'false');
+  }
+  renderInspector(u);
+}
+
+function buildPrintTable() {
+  const section = document.getElementById('all-units');
+  const table = add(section, el('table', 'units-table'));
+  const hr = add(add(table, el('thead')), el('tr'));
+  ['Step', 'Unit', 'SQL and parameters', 'Answer', 'Lock waits', 'Times'].forEach((h) => add(hr, el('th', null, h)));
+  const tb = add(table, el('tbody'));
+  for (const x of boxes) {
+    const u = x.u;
+    const tr = add(tb, el('tr'));
+    add(tr, el('td', null, released(u) ? String(u.releaseStep) + (isChoice(u) ? ' choice' : '') + (isPair(u) ? ' pair' : '') : '—'));
+    add(tr, el('td', null, refText(u) + (u.prepare ? ' (prepare)' : '')));
+    const sql = add(tr, el('td'));
+    add(sql, sqlBlock(u));
+    const pb = paramsBlock(u);
+    if (pb instanceof Node) add(sql, pb);
+    add(tr, el('td', null, [list(u.tags).join(', '), u.rows + ' rows returned', txWords(u.txStatus), u.sqlstate ? 'SQLSTATE ' + u.sqlstate : '', u.error || ''].filter(Boolean).join('; ')));
+    const w = add(tr, el('td'));
+    const wb = waitsBlock(u);
+    if (wb instanceof Node) add(w, wb);
+    else w.textContent = wb;
+    add(add(tr, el('td')), timesBlock(u));
+  }
+}
+
+function setUpCopy() {
+  const button = document.getElementById('copy');
+  const status = document.getElementById('copy-status');
+  const text = document.getElementById('replay-command').textContent;
+  const fallback = () => {
+    const ta = add(document.body, el('textarea', 'offscreen'));
+    ta.value = text;
+    ta.select();
+    const ok = document.execCommand('copy');
+    ta.remove();
+    status.textContent = ok ? 'Copied.' : 'Select the command and copy it by hand.';
+  };
+  button.addEventListener('click', () => {
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(() => (status.textContent = 'Copied.'), fallback);
+    } else fallback();
+  });
+}
+
+function initialUnit() {
+  return (boxes.find((x) => hasError(x.u)) || boxes.find((x) => waits(x.u).length) || boxes.find((x) => !x.u.prepare && released(x.u)) || boxes[0] || {}).u;
+}
+
+// start runs each part on its own, so that one that fails on an odd
+// artifact leaves the others working and says so on the page.
+function start(name, part) {
+  try {
+    part();
+  } catch (e) {
+    add(document.getElementById('timeline-section'), el('p', 'insp-error', 'The ' + name + ' could not be built: ' + e));
+    if (window.console) console.error(e);
+  }
+}
+
+start('timeline', buildTimeline);
+start('filters', () => {
+  buildFilters();
+  applyFilters();
+});
+start('table of all units', buildPrintTable);
+start('copy button', setUpCopy);
+window.addEventListener('beforeprint', () => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+start('inspector', () => {
+  const first = initialUnit();
+  if (first) select(first);
+});
+document.body.classList.add('ready');
