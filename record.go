@@ -3,6 +3,8 @@ package interleave
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -32,7 +34,7 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		SchemaVersion: artifact.SchemaVersion,
 		Tool:          artifact.Tool{Name: "interleave", Version: Version},
 		CreatedAt:     time.Now().UTC().Truncate(time.Millisecond),
-		Scenario:      artifact.Scenario{Name: sc.Name, Actors: names, Kind: "go"},
+		Scenario:      artifact.Scenario{Name: sc.Name, Actors: names, Kind: "go", Program: e.programPath()},
 		Mode:          mode,
 		Outcome:       outcomeRecord(r.Outcome, r.Message),
 		Environment:   e.environment(),
@@ -202,5 +204,29 @@ func (e *env) limits() artifact.Limits {
 		Connections:      conns,
 		ProtocolProfile:  profile,
 		Overlap:          o.Overlap,
+	}
+}
+
+// programPath names the scenario program for a replay command: its package
+// directory relative to its module's root ("./examples/counter"), or a
+// scenario file's name.
+func (e *env) programPath() string {
+	o := e.opts
+	if o.ProgramDir == "" {
+		if len(o.SourceFiles) > 0 {
+			return filepath.Base(o.SourceFiles[0])
+		}
+		return ""
+	}
+	for d := o.ProgramDir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			if rel, err := filepath.Rel(d, o.ProgramDir); err == nil {
+				return "./" + filepath.ToSlash(rel)
+			}
+			return ""
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
 	}
 }
