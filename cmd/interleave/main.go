@@ -46,6 +46,7 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		mergeCommand(),
 		exportCommand(),
 		reportCommand(),
+		traceCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
