@@ -1,0 +1,119 @@
+package search
+
+import (
+	"hash/fnv"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// expand queues every plan that deviates from this schedule at a step after
+// the plan's last choice.
+func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
+	last := n.plan.lastStep()
+	child := 0
+	for _, d := range ds {
+		if d.Step <= last || len(d.Candidates) < 2 {
+			continue
+		}
+		var choices [][]sched.UnitRef
+		for i := 1; i < len(d.Candidates); i++ {
+			choices = append(choices, []sched.UnitRef{d.Candidates[i].Ref})
+		}
+		if e.opts.Overlap {
+			for _, pr := range overlapPairs(d.Candidates) {
+				choices = append(choices, []sched.UnitRef{d.Candidates[pr[0]].Ref, d.Candidates[pr[1]].Ref})
+			}
+		}
+		for _, units := range choices {
+			if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
+				e.sum.PrunedByDepth++
+				continue
+			}
+			p := n.plan.with(Choice{Step: d.Step, Units: units})
+			key := planHash(p)
+			if e.seenPlan[key] {
+				continue
+			}
+			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
+			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
+			child++
+			if n.depth == 0 && e.opts.Shards > 1 && (c.child%e.opts.Shards)+1 != e.opts.Shard {
+				continue // another shard's subtree
+			}
+			if e.bytes+c.size() > e.opts.FrontierBytes {
+				e.sum.PrunedByBytes++
+				continue
+			}
+			e.seenPlan[key] = true
+			e.push(c)
+		}
+	}
+}
+
+func (e *explorer) push(n *node) {
+	e.bytes += n.size()
+	e.front.push(n)
+}
+
+func (e *explorer) pop() *node {
+	n := e.front.pop()
+	e.bytes -= n.size()
+	return n
+}
+
+func endsWithPair(p Plan) bool {
+	return len(p.Choices) > 0 && len(p.Choices[len(p.Choices)-1].Units) == 2
+}
+
+// retryAllowed counts a passing try of a pair plan as an attempt, within
+// the attempt budget.
+func (e *explorer) retryAllowed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopping != "" || (e.opts.MaxAttempts > 0 && e.seq+e.sum.Retries >= e.opts.MaxAttempts) {
+		return false
+	}
+	e.sum.Retries++
+	e.sum.Attempted++
+	e.sum.Completed++
+	return true
+}
+
+// drawnPolicy is the policy of attempt seq of a random or pct search.
+func (e *explorer) drawnPolicy(seq int) sched.Policy {
+	e.mu.Lock()
+	k, actors := e.maxSteps, e.actors
+	e.mu.Unlock()
+	rng := attemptRand(e.opts.Seed, seq)
+	if e.opts.Strategy == "pct" {
+		return newPCTPolicy(rng, actors, e.opts.Depth, k)
+	}
+	return &randomPolicy{rng: rng, overlap: e.opts.Overlap}
+}
+
+// planHash identifies a plan in the deduplication set (8 bytes a plan).
+func planHash(p Plan) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(p.Key()))
+	return h.Sum64()
+}
+
+// scheduleSignature hashes the released units in order.
+func scheduleSignature(ds []sched.Decision) uint64 {
+	h := fnv.New64a()
+	var b [12]byte
+	for _, d := range ds {
+		for _, u := range d.Released {
+			putInt(b[0:], u.Actor)
+			putInt(b[4:], u.Conn)
+			putInt(b[8:], u.Unit)
+			h.Write(b[:])
+		}
+		h.Write([]byte{0xff})
+	}
+	return h.Sum64()
+}
+
+func putInt(b []byte, v int) {
+	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+}

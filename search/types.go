@@ -1,0 +1,99 @@
+package search
+
+import (
+	"context"
+	"time"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// Report is what the search needs to know about one attempt.
+type Report struct {
+	Decisions    []sched.Decision
+	Failed       bool  // a violation or actor error: a failure worth keeping
+	Inconclusive bool  // could not be judged
+	Diverged     bool  // the plan could not be followed
+	Stop         error // a harness failure that makes further attempts pointless
+}
+
+// RunFunc runs one attempt on worker w following policy. seq is the
+// attempt's dispatch sequence number (0 for the first).
+type RunFunc func(ctx context.Context, w, seq int, plan Plan, policy sched.Policy) Report
+
+// Options are search budgets and strategy.
+type Options struct {
+	// Strategy is "fifo" (fewest choices first, the default), "dfs",
+	// "random" or "pct". Seed drives random and pct; Depth is PCT's bug
+	// depth d (default 2).
+	Strategy    string
+	Seed        int64
+	Depth       int
+	MaxAttempts int
+	MaxTime     time.Duration
+	MaxDepth    int
+	KeepGoing   bool
+	Workers     int
+	// Overlap adds pair releases: two pending units of different actors
+	// released in one write pass, for PostgreSQL to interleave. A plan that
+	// ends with a pair runs up to PairRepeats times (default 3) until it
+	// fails, since the interleaving is PostgreSQL's.
+	Overlap     bool
+	PairRepeats int
+	// Shard K of Shards (1-based) explores a disjoint part of the same
+	// deterministic space: every shard runs the first schedule, and the
+	// subtrees of its alternatives are dealt out round-robin. Zero Shards
+	// means the whole space.
+	Shard, Shards int
+	// FrontierBytes bounds the memory of pending prefixes (0: 256 MiB);
+	// prefixes beyond it are dropped, counted, and the search is then not
+	// exhaustive.
+	FrontierBytes int
+	// Progress, when set, is called after each attempt (from one goroutine
+	// at a time).
+	Progress func(Progress)
+}
+
+// Progress is a snapshot for a live status line.
+type Progress struct {
+	Attempts, Violations, Frontier int
+	Elapsed                        time.Duration
+}
+
+// Stop reasons.
+const (
+	StopExhausted = "frontier exhausted"
+	StopFailure   = "stopped at the first failure"
+	StopAttempts  = "attempt budget spent"
+	StopTime      = "time budget spent"
+	StopCancelled = "cancelled"
+	StopHarness   = "stopped by a harness error"
+	StopMemory    = "frontier memory budget reached"
+)
+
+// Summary describes a finished search.
+type Summary struct {
+	Strategy      string
+	Attempted     int
+	Completed     int // judged: passed or failed
+	Failures      int
+	Inconclusive  int
+	Diverged      int
+	Duplicates    int // plans that produced an already-seen schedule
+	Pending       int // plans left in the frontier
+	PrunedByDepth int // children not queued because of MaxDepth
+	PrunedByBytes int // children not queued because of FrontierBytes
+	Distinct      int // distinct schedules run
+	Retries       int // extra runs of plans ending with a pair
+	MaxDepth      int // deepest plan attempted
+	StopReason    string
+	StopErr       error
+	FirstFailure  int // dispatch sequence of the earliest failing attempt, -1 when none
+	// FirstFailurePath locates that attempt in the exploration tree (child
+	// indices from the first schedule): comparable across shards.
+	FirstFailurePath []int32
+	Elapsed          time.Duration
+}
+
+// Exhausted reports whether every schedule (within MaxDepth, when set) was
+// explored.
+func (s *Summary) Exhausted() bool { return s.StopReason == StopExhausted }
