@@ -29,11 +29,10 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 				e.sum.PrunedByDepth++
 				continue
 			}
+			// A child is its parent's plan plus one choice at a later step:
+			// distinct parents and choices give distinct plans, so no set of
+			// plans seen is kept (it would grow with every attempt).
 			p := n.plan.with(Choice{Step: d.Step, Units: units})
-			key := planHash(p)
-			if e.seenPlan[key] {
-				continue
-			}
 			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
 			child++
@@ -44,7 +43,6 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 				e.sum.PrunedByBytes++
 				continue
 			}
-			e.seenPlan[key] = true
 			e.push(c)
 		}
 	}
@@ -89,13 +87,6 @@ func (e *explorer) drawnPolicy(seq int) sched.Policy {
 		return newPCTPolicy(rng, actors, e.opts.Depth, k)
 	}
 	return &randomPolicy{rng: rng, overlap: e.opts.Overlap}
-}
-
-// planHash identifies a plan in the deduplication set (8 bytes a plan).
-func planHash(p Plan) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(p.Key()))
-	return h.Sum64()
 }
 
 // scheduleSignature hashes the released units in order.

@@ -42,14 +42,12 @@ func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
 		start:     time.Now(),
 		front:     &frontier{dfs: opts.Strategy == "dfs"},
 		inflight:  map[int]running{},
-		seenPlan:  map[uint64]bool{},
 		seenSched: map[uint64]bool{},
 		sampled:   opts.Strategy == "random" || opts.Strategy == "pct",
 		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1},
 	}
 	e.cond = sync.NewCond(&e.mu)
 	e.push(&node{})
-	e.seenPlan[planHash(Plan{})] = true
 	return e.explore(ctx), nil
 }
 
@@ -64,7 +62,6 @@ type explorer struct {
 	inflight  map[int]running
 	seq       int
 	stopping  string
-	seenPlan  map[uint64]bool
 	seenSched map[uint64]bool
 	sum       *Summary
 	sampled   bool // random or pct: every attempt is drawn, no frontier
@@ -109,7 +106,7 @@ func (e *explorer) explore(ctx context.Context) *Summary {
 	case s.Pending == 0:
 		s.StopReason = StopExhausted
 	}
-	s.Distinct = len(e.seenSched)
+	s.Distinct = len(e.seenSched) // at most maxSeenSchedules
 	return s
 }
 
@@ -249,10 +246,14 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		s.Completed++
 	}
 	sig := scheduleSignature(rep.Decisions)
+	// The set of schedules seen is capped so that a long search runs in
+	// bounded memory; past the cap, duplicates are no longer counted.
 	if e.seenSched[sig] {
 		s.Duplicates++
 	}
-	e.seenSched[sig] = true
+	if len(e.seenSched) < maxSeenSchedules {
+		e.seenSched[sig] = true
+	}
 	// Expand even a failing schedule, so that the pending count says how
 	// much was left unexplored when the search stops here.
 	if !e.sampled {
@@ -269,3 +270,6 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		}
 	}
 }
+
+// maxSeenSchedules caps the deduplication set (about 40 bytes an entry).
+const maxSeenSchedules = 1 << 18
