@@ -24,13 +24,13 @@ import (
 // 2 usage/actor/harness error, 3 incompatible replay, 4 inconclusive or
 // budget spent, 128+N after signal N (after cleanup).
 func Main(scenarios ...Scenario) {
-	os.Exit(runCLI(os.Args[1:], os.Stdout, os.Stderr, programDir(), scenarios))
+	os.Exit(runCLI(os.Args[1:], os.Stdout, os.Stderr, Options{ProgramDir: programDir()}, Options{}, scenarios))
 }
 
 // RunCLI is Main without the exit: it parses args, runs, and returns the
 // exit code. Sources are not fingerprinted (there is no program directory).
 func RunCLI(args []string, stdout, stderr io.Writer, scenarios ...Scenario) int {
-	return runCLI(args, stdout, stderr, "", scenarios)
+	return runCLI(args, stdout, stderr, Options{}, Options{}, scenarios)
 }
 
 // programDir finds the scenario program's package directory: the one
@@ -49,7 +49,10 @@ func programDir() string {
 	return ""
 }
 
-func runCLI(args []string, stdout, stderr io.Writer, dir string, scenarios []Scenario) int {
+// runCLI runs the command line. base seeds the options of run, replay and
+// minimize (where the scenario's sources are); defaults become their flags'
+// defaults (a scenario file's options block).
+func runCLI(args []string, stdout, stderr io.Writer, base, defaults Options, scenarios []Scenario) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var sig atomic.Int32
@@ -69,7 +72,10 @@ func runCLI(args []string, stdout, stderr io.Writer, dir string, scenarios []Sce
 	}()
 
 	code := ExitPass
-	root := newRootCommand(ctx, stdout, stderr, scenarios, &code, dir)
+	root := newRootCommand(ctx, stdout, stderr, scenarios, &code, base)
+	for _, c := range root.Commands() {
+		applyDefaults(c.Flags(), defaults)
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -109,14 +115,14 @@ func oneSentence(err error) string {
 	return s
 }
 
-func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []Scenario, code *int, dir string) *cobra.Command {
+func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []Scenario, code *int, base Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "scenario",
 		Short:         "Run, replay and minimize Interleave scenarios",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(ctx, stdout, scenarios, code, dir))
+	root.AddCommand(newRunCommand(ctx, stdout, scenarios, code, base))
 	root.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the scenarios in this program",
@@ -127,7 +133,7 @@ func newRootCommand(ctx context.Context, stdout, stderr io.Writer, scenarios []S
 			return nil
 		},
 	})
-	addReplayCommands(ctx, root, stdout, scenarios, code, dir)
+	addReplayCommands(ctx, root, stdout, scenarios, code, base)
 	return root
 }
 
@@ -169,8 +175,8 @@ func findScenario(scenarios []Scenario, name string) ([]Scenario, error) {
 	return nil, &codeError{ExitError, fmt.Errorf("no scenario named %q (this program has: %s)", name, strings.Join(names, ", "))}
 }
 
-func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, code *int, dir string) *cobra.Command {
-	o := Options{ProgramDir: dir}
+func newRunCommand(ctx context.Context, stdout io.Writer, scenarios []Scenario, code *int, base Options) *cobra.Command {
+	o := base
 	var name, shard, summaryPath string
 	var asJSON bool
 	cmd := &cobra.Command{

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"strconv"
 	"time"
 
@@ -34,7 +35,7 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		SchemaVersion: artifact.SchemaVersion,
 		Tool:          artifact.Tool{Name: "interleave", Version: Version},
 		CreatedAt:     time.Now().UTC().Truncate(time.Millisecond),
-		Scenario:      artifact.Scenario{Name: sc.Name, Actors: names, Kind: "go", Program: e.programPath()},
+		Scenario:      artifact.Scenario{Name: sc.Name, Actors: names, Kind: e.programKind(), Program: e.programPath()},
 		Mode:          mode,
 		Outcome:       outcomeRecord(r.Outcome, r.Message),
 		Environment:   e.environment(),
@@ -229,4 +230,16 @@ func (e *env) programPath() string {
 			return ""
 		}
 	}
+}
+
+// programKind says what defines the scenario: a Go program, a scenario file
+// or an isolation-tester spec.
+func (e *env) programKind() string {
+	if e.opts.ProgramDir == "" && len(e.opts.SourceFiles) > 0 {
+		if strings.HasSuffix(e.opts.SourceFiles[0], ".spec") {
+			return "spec"
+		}
+		return "file"
+	}
+	return "go"
 }

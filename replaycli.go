@@ -12,8 +12,8 @@ import (
 )
 
 // addReplayCommands registers replay and minimize.
-func addReplayCommands(ctx context.Context, root *cobra.Command, stdout io.Writer, scenarios []Scenario, code *int, dir string) {
-	ro := ReplayOptions{Options: Options{ProgramDir: dir}}
+func addReplayCommands(ctx context.Context, root *cobra.Command, stdout io.Writer, scenarios []Scenario, code *int, base Options) {
+	ro := ReplayOptions{Options: base}
 	replay := artifactCommand(ctx, "replay ARTIFACT", "Replay a recorded failure in its recorded order (exact, or --guided against changed code)",
 		stdout, scenarios, code, func(sc Scenario, rec *artifact.Artifact, path string) (printedResult, error) {
 			ro.Source = path
@@ -28,7 +28,7 @@ func addReplayCommands(ctx context.Context, root *cobra.Command, stdout io.Write
 	replay.Flags().IntVar(&ro.Repeat, "repeat", 1, "replay up to N times until the recorded failure recurs (for recordings with pair releases)")
 	root.AddCommand(replay)
 
-	mo := MinimizeOptions{Options: Options{ProgramDir: dir}}
+	mo := MinimizeOptions{Options: base}
 	minimize := artifactCommand(ctx, "minimize ARTIFACT", "Remove choices from a failing schedule while the same failure still happens",
 		stdout, scenarios, code, func(sc Scenario, rec *artifact.Artifact, path string) (printedResult, error) {
 			mo.Source = path

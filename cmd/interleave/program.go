@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,9 +9,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // programCommand builds the scenario program named by the first argument and
@@ -22,7 +28,7 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave %s\n\n%s.\nDIR is a main package that calls interleave.Main; the flags are the program's own\n(see: interleave %s DIR --help).\n", use, short, name)
+				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave %s\n\n%s.\nDIR is a main package that calls interleave.Main; the flags are the program's own\n(see: interleave %s DIR --help). A scenario file (.yaml, .yml) may stand for DIR;\n`interleave run FILE.spec [--expected FILE]` runs a PostgreSQL isolation-tester spec.\n", use, short, name)
 				if len(args) == 0 {
 					return exitCode(2)
 				}
@@ -30,6 +36,9 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			}
 			if len(args) < positional {
 				return fmt.Errorf("interleave %s needs %d arguments: %s", name, positional, use)
+			}
+			if isScenarioFile(args[0]) {
+				return exitCode(runScenarioFile(name, args[0], args[1:]))
 			}
 			bin, cleanup, err := buildProgram(args[0])
 			if err != nil {
@@ -111,4 +120,84 @@ func runChild(bin string, args []string, dir string) int {
 	}
 	fmt.Fprintf(os.Stderr, "interleave: %s: %v\n", strings.Join(args, " "), err)
 	return 2
+}
+
+// isScenarioFile reports whether arg names a scenario file rather than a
+// program directory: it ends in .yaml, .yml or .spec.
+func isScenarioFile(arg string) bool {
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".yaml", ".yml", ".spec":
+		return true
+	}
+	return false
+}
+
+// runScenarioFile runs a scenario file in this process: a YAML file through
+// the scenario programs' command line (its options as the flags' defaults,
+// its files fingerprinted), a spec file through scenario.RunSpec.
+func runScenarioFile(name, path string, args []string) int {
+	if strings.EqualFold(filepath.Ext(path), ".spec") {
+		if name != "run" {
+			fmt.Fprintf(os.Stderr, "interleave: %s is an isolation-tester spec; specs run with `interleave run %s [--expected FILE]`, there is no artifact to %s.\n", path, path, name)
+			return interleave.ExitError
+		}
+		return runSpecFile(path, args)
+	}
+	loaded, err := scenario.LoadFile(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+		return interleave.ExitError
+	}
+	return interleave.RunCLIWithOptions(append([]string{name}, args...), os.Stdout, os.Stderr, loaded.Options, loaded.Scenario)
+}
+
+// runSpecFile is `interleave run FILE.spec [--expected FILE] [--database-url
+// URL] [--pg-bin DIR]`.
+func runSpecFile(path string, args []string) int {
+	fs := pflag.NewFlagSet("run "+path, pflag.ContinueOnError)
+	var o interleave.Options
+	var expected string
+	fs.StringVar(&expected, "expected", "", "the tester's expected output: compare and print a diff when it differs (exit 1)")
+	fs.StringVar(&o.DatabaseURL, "database-url", "", "dedicated test server URL (default: a managed throwaway PostgreSQL; also TEST_DATABASE_URL)")
+	fs.StringVar(&o.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres")
+	fs.DurationVar(&o.AttemptTimeout, "attempt-timeout", 30*time.Second, "deadline for one permutation; a hang is inconclusive")
+	fs.IntVar(&o.Workers, "workers", 0, "permutations run in parallel, each on its own database (default: CPUs, at most 4)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+		return interleave.ExitError
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "interleave: unexpected argument %q after %s\n", fs.Arg(0), path)
+		return interleave.ExitError
+	}
+	spec, err := scenario.LoadSpec(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+		return interleave.ExitError
+	}
+	spec.Expected = expected
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var got atomic.Int32
+	go func() {
+		if s, ok := (<-sigs).(syscall.Signal); ok {
+			got.Store(int32(s))
+			cancel()
+		}
+	}()
+	code, err := scenario.RunSpec(ctx, spec, o, os.Stdout)
+	if n := got.Load(); n != 0 {
+		fmt.Fprintf(os.Stderr, "interleave: interrupted; the server and temporary files were removed.\n")
+		return 128 + int(n)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+	}
+	return code
 }

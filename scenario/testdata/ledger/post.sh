@@ -1,0 +1,3 @@
+set -e
+psql -Xq -v ON_ERROR_STOP=1 -c "INSERT INTO ledger (who, note) VALUES ('$WHO', NULLIF('${NOTE:-}', ''))"
+printf '{"posted": "%s"}' "$WHO"
