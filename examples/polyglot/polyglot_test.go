@@ -1,0 +1,175 @@
+package polyglot
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/scenario"
+)
+
+// server is one managed PostgreSQL shared by the tests of this package.
+var server *pgserver.Local
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	cancel()
+	if err != nil {
+		// Never skip: a run without PostgreSQL proves nothing.
+		fmt.Fprintf(os.Stderr, "these tests need PostgreSQL's server binaries: %v\n", err)
+		os.Exit(2)
+	}
+	server = srv
+	code := m.Run()
+	srv.Close()
+	os.Exit(code)
+}
+
+func TestNodeSeatBooking(t *testing.T) {
+	ctx := testCtx(t)
+	need(t, "node and npm", func() error {
+		_, err := exec.LookPath("node")
+		if err == nil {
+			_, err = exec.LookPath("npm")
+		}
+		return err
+	}, "nodejs", "npm")
+	npmCI(t, ctx, "node")
+	check(t, ctx, "node", "Seat 12A must be booked exactly once")
+}
+
+func TestPythonDoubleClaimedJob(t *testing.T) {
+	ctx := testCtx(t)
+	// The actors run Debian's Python (/usr/bin/python3), where
+	// python3-psycopg2 installs psycopg2.
+	need(t, "psycopg2 for /usr/bin/python3", func() error {
+		out, err := exec.Command("/usr/bin/python3", "-c", "import psycopg2").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		}
+		return nil
+	}, "python3-psycopg2")
+	check(t, ctx, "python", "Job 1 must be run by exactly one worker")
+}
+
+func TestPsqlOversell(t *testing.T) {
+	ctx := testCtx(t)
+	need(t, "psql", func() error { _, err := exec.LookPath("psql"); return err }, "postgresql-client")
+	check(t, ctx, "psql", "One item in stock must make exactly one order")
+}
+
+// check loads dir/race.yaml and dir/fixed.yaml: the race must be found
+// (and replay exactly), the repair must pass every order.
+func check(t *testing.T, ctx context.Context, dir, message string) {
+	race := load(t, filepath.Join(dir, "race.yaml"))
+	res, err := interleave.Explore(ctx, race.Scenario, options(race))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %s after %d attempts: %s", race.Path, res.Outcome, res.Summary.Attempted, res.Message)
+	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, message) {
+		t.Fatalf("%s: %s after %d attempts (%s); want a violation %q", race.Path, res.Outcome, res.Summary.Attempted, res.Message, message)
+	}
+	rep, err := interleave.Replay(ctx, race.Scenario, res.Artifact, interleave.ReplayOptions{Options: options(race)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.SameFailure {
+		t.Fatalf("%s: the exact replay gave %s (%s %s), not the recorded failure", race.Path, rep.Outcome, rep.Message, strings.Join(rep.Differences, "; "))
+	}
+
+	fixed := load(t, filepath.Join(dir, "fixed.yaml"))
+	res, err = interleave.Explore(ctx, fixed.Scenario, options(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %s after %d attempts, every order explored: %v", fixed.Path, res.Outcome, res.Summary.Attempted, res.Summary.Exhausted())
+	if res.Outcome != interleave.OutcomePass || !res.Summary.Exhausted() {
+		t.Fatalf("%s: %s after %d attempts (exhausted %v): %s", fixed.Path, res.Outcome, res.Summary.Attempted, res.Summary.Exhausted(), res.Message)
+	}
+}
+
+func load(t *testing.T, path string) *scenario.Loaded {
+	t.Helper()
+	l, err := scenario.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// options are the file's options on the shared server, quiet.
+func options(l *scenario.Loaded) interleave.Options {
+	o := l.Options
+	o.Server = server
+	o.Stdout, o.Stderr = io.Discard, io.Discard
+	return o
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// need makes sure a tool the actors use is there, installing the Debian
+// packages when it is not; it fails the test (never skips) when it cannot.
+func need(t *testing.T, what string, have func() error, debianPackages ...string) {
+	t.Helper()
+	if have() == nil {
+		return
+	}
+	t.Logf("%s missing: installing %s", what, strings.Join(debianPackages, " "))
+	if err := aptInstall(debianPackages...); err != nil {
+		t.Fatalf("%s is needed and could not be installed: %v", what, err)
+	}
+	if err := have(); err != nil {
+		t.Fatalf("%s is still missing after installing %s: %v", what, strings.Join(debianPackages, " "), err)
+	}
+}
+
+var aptMu sync.Mutex
+
+func aptInstall(pkgs ...string) error {
+	aptMu.Lock()
+	defer aptMu.Unlock()
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		return fmt.Errorf("apt-get is not available; install %s with the machine's package manager", strings.Join(pkgs, " "))
+	}
+	var prefix []string
+	if os.Geteuid() != 0 {
+		prefix = []string{"sudo", "-n"}
+	}
+	for _, args := range [][]string{{"apt-get", "update", "-qq"}, append([]string{"apt-get", "install", "-y", "-qq"}, pkgs...)} {
+		argv := append(append(append([]string{}, prefix...), "env", "DEBIAN_FRONTEND=noninteractive"), args...)
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
+		}
+	}
+	return nil
+}
+
+// npmCI installs dir's pinned packages (package-lock.json) when
+// node_modules is missing or was not installed by npm.
+func npmCI(t *testing.T, ctx context.Context, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil {
+		return
+	}
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s failed (the npm registry must be reachable): %v\n%s", dir, err, out)
+	}
+}
