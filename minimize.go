@@ -40,9 +40,11 @@ func (r *MinimizeResult) ExitCode() int { return r.Outcome.ExitCode() }
 
 // choiceSpec is a choice anchored on units rather than step numbers:
 // "release unit before over". Removing an earlier choice shifts step numbers
-// but leaves this meaning intact.
+// but leaves this meaning intact. A pair (overlap) releases unit and with
+// together as soon as both are pending.
 type choiceSpec struct {
 	unit, over sched.UnitRef
+	with       *sched.UnitRef
 }
 
 // choicePolicy applies choice specs in order: a spec applies at the first
@@ -58,7 +60,7 @@ func (p *choicePolicy) Choose(_ int, cands []sched.Candidate) ([]int, error) {
 		return []int{0}, nil
 	}
 	s := p.specs[p.next]
-	ui, oi := -1, -1
+	ui, oi, wi := -1, -1, -1
 	for i, c := range cands {
 		if c.Ref == s.unit {
 			ui = i
@@ -66,6 +68,16 @@ func (p *choicePolicy) Choose(_ int, cands []sched.Candidate) ([]int, error) {
 		if c.Ref == s.over {
 			oi = i
 		}
+		if s.with != nil && c.Ref == *s.with {
+			wi = i
+		}
+	}
+	if s.with != nil {
+		if ui >= 0 && wi >= 0 {
+			p.next++
+			return []int{ui, wi}, nil
+		}
+		return []int{0}, nil
 	}
 	switch {
 	case ui == 0:
@@ -81,11 +93,26 @@ func (p *choicePolicy) Choose(_ int, cands []sched.Candidate) ([]int, error) {
 func specsOf(ds []sched.Decision) []choiceSpec {
 	var out []choiceSpec
 	for _, d := range ds {
-		if d.Choice && len(d.Released) == 1 {
-			out = append(out, choiceSpec{unit: d.Released[0], over: d.Candidates[0].Ref})
+		if !d.Choice {
+			continue
 		}
+		c := choiceSpec{unit: d.Released[0], over: d.Candidates[0].Ref}
+		if len(d.Released) == 2 {
+			w := d.Released[1]
+			c.with = &w
+		}
+		out = append(out, c)
 	}
 	return out
+}
+
+func hasPair(specs []choiceSpec) bool {
+	for _, s := range specs {
+		if s.with != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func specsFromArtifact(rec *artifact.Artifact, names []string) []choiceSpec {
@@ -99,9 +126,15 @@ func specsFromArtifact(rec *artifact.Artifact, names []string) []choiceSpec {
 	var out []choiceSpec
 	for _, c := range rec.Schedule.Choices {
 		d := rec.Schedule.Decisions[c.Step]
-		if len(c.Release) == 1 && len(d.Candidates) > 0 {
-			out = append(out, choiceSpec{unit: ref(c.Release[0]), over: ref(d.Candidates[0])})
+		if len(c.Release) == 0 || len(d.Candidates) == 0 {
+			continue
 		}
+		spec := choiceSpec{unit: ref(c.Release[0]), over: ref(d.Candidates[0])}
+		if len(c.Release) == 2 {
+			w := ref(c.Release[1])
+			spec.with = &w
+		}
+		out = append(out, spec)
 	}
 	return out
 }
@@ -114,11 +147,16 @@ func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Min
 	if !rec.Outcome.Failed() {
 		return nil, fmt.Errorf("the artifact records outcome %q; only a violation or an actor error can be minimized", rec.Outcome.Kind)
 	}
-	verify, err := Replay(ctx, sc, rec, ReplayOptions{Options: withoutOut(opts.Options)})
+	pairs := hasPair(specsFromArtifact(rec, sc.actorNames()))
+	repeat := 1
+	if pairs {
+		repeat = pairTries * 2 // PostgreSQL decides a pair's interleaving
+	}
+	verify, err := Replay(ctx, sc, rec, ReplayOptions{Options: withoutOut(opts.Options), Repeat: repeat})
 	if err != nil {
 		return nil, err
 	}
-	res.Attempts = 1
+	res.Attempts = verify.Attempts
 	if verify.Outcome == OutcomeIncompatible {
 		res.Outcome, res.Message, res.Differences = OutcomeIncompatible, "exact replay of the recording is incompatible; minimize needs an exact replay", verify.Differences
 		return res, nil
@@ -158,18 +196,30 @@ func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Min
 	// test runs the candidate; on the same failure it returns the choices
 	// the run actually made (never more than the candidate's).
 	test := func(cand []choiceSpec) ([]choiceSpec, bool) {
-		res.Attempts++
-		r := w.run(ctx, &sc, &choicePolicy{specs: cand})
-		if !r.Outcome.failed() || artifact.FailureFingerprint(string(r.Outcome), r.Message) != rec.Outcome.FailureFingerprint {
-			return nil, false
+		tries := 1
+		if hasPair(cand) {
+			tries = pairTries // a pair that passes once may fail the next time
 		}
-		best = e.recordAttempt(&sc, "minimize", r)
-		return specsOf(r.Sched.Decisions), true
+		for i := 0; i < tries; i++ {
+			res.Attempts++
+			r := w.run(ctx, &sc, &choicePolicy{specs: cand})
+			if r.Outcome.failed() && artifact.FailureFingerprint(string(r.Outcome), r.Message) == rec.Outcome.FailureFingerprint {
+				best = e.recordAttempt(&sc, "minimize", r)
+				return specsOf(r.Sched.Decisions), true
+			}
+			if budget() != "" {
+				break
+			}
+		}
+		return nil, false
 	}
 	cur := specsFromArtifact(rec, sc.actorNames())
 	cur, res.StopReason = ddmin(cur, test, budget)
 	res.After = len(cur)
 	res.LocallyMinimal = res.StopReason == ""
+	if hasPair(cur) && res.LocallyMinimal {
+		res.StopReason = fmt.Sprintf("a pair release remains (candidates that keep a pair were tried up to %d times each; PostgreSQL may interleave a pair differently another time)", pairTries)
+	}
 	if rec.Limits.Connections == "multi-producer" && len(cur) > 0 {
 		// Choices name connection ordinals, which a pool may hand out in a
 		// different order: a candidate that did not apply proves nothing.
@@ -193,6 +243,10 @@ func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Min
 	}
 	return res, nil
 }
+
+// pairTries is how many times minimize runs a candidate that contains a
+// pair before deciding it does not fail.
+const pairTries = 3
 
 func withoutOut(o Options) Options {
 	o.Out = ""
@@ -268,6 +322,8 @@ func (r *MinimizeResult) Print(w io.Writer) {
 	tail := "locally-minimal (removing any one remaining choice loses the failure)"
 	if !r.LocallyMinimal {
 		tail = "stopped: " + r.StopReason + "; not proven locally minimal"
+	} else if r.StopReason != "" {
+		tail += "; " + r.StopReason
 	}
 	fmt.Fprintf(w, "Reduced %d choices to %d in %d attempts; %s.\n", r.Before, r.After, r.Attempts, tail)
 	if r.Message != "" {

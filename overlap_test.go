@@ -96,4 +96,15 @@ func TestOverlapPairsFindTheOneStatementRace(t *testing.T) {
 	if r.Outcome == interleave.OutcomeViolation && (!r.SameFailure || r.Attempts < 1) {
 		t.Fatalf("replay: %s in %d attempts", r.Outcome, r.Attempts)
 	}
+	// Minimize keeps the pair: without it the race cannot happen.
+	m, err := interleave.Minimize(ctx, insertIfMissing(), res.Artifact, interleave.MinimizeOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	m.Print(&out)
+	t.Log(out.String())
+	if m.Outcome != interleave.OutcomeViolation || m.Before != 1 || m.After != 1 || !strings.Contains(out.String(), "pair") {
+		t.Fatalf("minimize of a pair failure: %s, %d -> %d choices:\n%s", m.Outcome, m.Before, m.After, out.String())
+	}
 }
