@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 const (
@@ -270,6 +271,13 @@ func (c *conn) forward() error {
 				return net.ErrClosed
 			}
 		}
+		if typ == 'H' && c.flushFollowed() {
+			// A Flush sent together with more of the cycle (node-postgres
+			// 8.7 writes Parse, Bind, Describe, Execute, Flush, Sync at
+			// once): nothing waits on it, so it is not a boundary.
+			c.asm.types = append(c.asm.types, 'H')
+			continue
+		}
 		st, kind, err := c.asm.feed(typ)
 		if err != nil {
 			return c.fail(err)
@@ -385,4 +393,24 @@ func (c *conn) expect(kind Kind, types []byte) (immediate bool) {
 	}
 	c.scan.stage, c.scan.tokens = true, tokens
 	return false
+}
+
+// flushWait is how long the sync-cycle profile waits, after a Flush with
+// nothing behind it, for the rest of the cycle before deciding that the
+// client waits on the Flush's results (which that profile refuses).
+const flushWait = 5 * time.Millisecond
+
+// flushFollowed reports whether more client bytes follow a Flush: already
+// buffered, or (sync-cycle profile) arriving within flushWait.
+func (c *conn) flushFollowed() bool {
+	if c.fr.buffered() {
+		return true
+	}
+	if c.asm.profile == ProfileFlushStages {
+		return false
+	}
+	_ = c.client.SetReadDeadline(time.Now().Add(flushWait))
+	err := c.fr.need(1)
+	_ = c.client.SetReadDeadline(time.Time{})
+	return err == nil
 }

@@ -430,3 +430,28 @@ func TestExtendedProtocolPaths(t *testing.T) {
 		}
 	}
 }
+
+// A Flush written together with the rest of its cycle (as node-postgres 8.7
+// does) is part of the cycle under the default profile.
+func TestFlushFollowedBySyncIsOneUnit(t *testing.T) {
+	g := &recordingGate{}
+	p := startProxy(t, g, ProfileSyncCycle)
+	fe, _ := rawConn(t, p, nil)
+	isZ := func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ReadyForQuery); return ok }
+	readUntil(t, fe, isZ)
+	for _, m := range []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "select 1"}, &pgproto3.Bind{}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Flush{}, &pgproto3.Sync{}} {
+		fe.Send(m)
+	}
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, fe, isZ)
+	fe.Send(&pgproto3.Terminate{})
+	fe.Flush()
+	p.Close()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if got := strings.Join(g.units, " "); got != "extended:PBDEHS" {
+		t.Fatalf("units %q, want one extended:PBDEHS", got)
+	}
+}
