@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pginterleave/interleave/artifact"
