@@ -13,9 +13,10 @@ import (
 // insertIfMissing is the race inside one statement: INSERT ... SELECT ...
 // WHERE NOT EXISTS on a table without a unique constraint. Released one at
 // a time the second insert sees the first row; run at once, both snapshots
-// see none and both insert. The table holds other rows and has no index,
-// so that each statement scans for about a millisecond and two released
-// together overlap reliably.
+// see none and both insert. Each statement also works for 50 ms after its
+// snapshot (pg_sleep in its FROM), standing for a slower query, so that two
+// released together overlap even when the machine is busy and one backend
+// gets the CPU late.
 func insertIfMissing() interleave.Scenario {
 	insert := func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs)
@@ -23,13 +24,13 @@ func insertIfMissing() interleave.Scenario {
 			return nil, err
 		}
 		defer c.Close(ctx)
-		_, err = c.Exec(ctx, "INSERT INTO locks (name) SELECT 'migration' WHERE NOT EXISTS (SELECT 1 FROM locks WHERE name = 'migration')")
+		_, err = c.Exec(ctx, "INSERT INTO locks (name) SELECT 'migration' FROM (SELECT pg_sleep(0.05)) AS work WHERE NOT EXISTS (SELECT 1 FROM locks WHERE name = 'migration')")
 		return nil, err
 	}
 	return interleave.Scenario{
 		Name: "insert-if-missing",
 		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, "CREATE TABLE locks (name text NOT NULL); INSERT INTO locks SELECT 'other-' || i FROM generate_series(1, 20000) i")
+			_, err := db.Exec(ctx, "CREATE TABLE locks (name text NOT NULL)")
 			return err
 		},
 		Actors: []interleave.Actor{{Name: "runner1", Run: insert}, {Name: "runner2", Run: insert}},
