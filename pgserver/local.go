@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -202,6 +203,9 @@ func (l *Local) initdb(ctx context.Context, runAs *syscall.Credential, auth stri
 	cmd.Env = serverEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
+		if runAs != nil && errors.Is(err, fs.ErrPermission) && !worldSearchable(l.binDir) {
+			return fmt.Errorf("initdb failed: PostgreSQL's binaries in %s cannot be run by uid %d, the account the server runs as when Interleave runs as root (a directory above them is not searchable by others); put them in a directory every user can reach (for example /usr/local/pgsql or /var/cache), or run as an ordinary user", l.binDir, runAs.Uid)
+		}
 		return fmt.Errorf("initdb failed (%v): %s", err, tail(string(out), 800))
 	}
 	return nil

@@ -3,6 +3,8 @@ package pgserver
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -88,5 +90,42 @@ func TestLocalLifecycleAndReset(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err == nil {
 		t.Fatalf("postmaster %d still running after Close", pid)
+	}
+}
+
+// As root the server runs as an unprivileged account; binaries below a
+// directory only root can enter (such as /root/.cache) get an error that says
+// so and what to do, not a bare "permission denied".
+func TestUnreachableBinariesAreExplainedWhenRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands the server to another account; nothing to check as an ordinary user")
+	}
+	real, err := FindBinDir("")
+	if err != nil {
+		t.Fatalf("these tests need PostgreSQL's server binaries: %v", err)
+	}
+	private := filepath.Join(t.TempDir(), "private")
+	if err := os.MkdirAll(filepath.Join(private, "bin"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(private), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"initdb", "postgres", "pg_ctl"} {
+		if err := os.Symlink(filepath.Join(real, name), filepath.Join(private, "bin", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := StartLocal(ctx, LocalOptions{BinDir: filepath.Join(private, "bin")})
+	if err == nil {
+		_ = srv.Close()
+		t.Fatal("StartLocal succeeded with binaries the server account cannot reach")
+	}
+	for _, want := range []string{"cannot be run by uid", "every user can reach"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
 	}
 }
