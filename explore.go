@@ -57,8 +57,8 @@ func Explore(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 }
 
 func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
-	// Worker 0 starts now; the others when the search first gives them an
-	// attempt (a search that fails at once never creates them).
+	// Worker 0 starts now; the others once the first attempt is in, while
+	// worker 0 goes on (a search that fails at once never creates them).
 	w0, err := e.newWorker(ctx)
 	if err != nil {
 		return nil, err
@@ -100,6 +100,10 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		Shard:         e.opts.Shard,
 		Shards:        e.opts.Shards,
 		Progress:      progress.update,
+		StartWorker: func(ctx context.Context, wi int) error {
+			_, err := getWorker(ctx, wi)
+			return err
+		},
 	}, func(ctx context.Context, wi, seq int, plan search.Plan, policy sched.Policy) search.Report {
 		w, err := getWorker(ctx, wi)
 		if err != nil {

@@ -68,6 +68,7 @@ type explorer struct {
 	maxSteps  int  // most decisions seen in one attempt (PCT's k)
 	actors    int  // actors seen (PCT's n)
 	bytes     int  // estimated memory held by the frontier
+	recorded  bool // the first attempt has been recorded
 }
 
 func (e *explorer) explore(ctx context.Context) *Summary {
@@ -162,6 +163,21 @@ func (e *explorer) next() (*node, int) {
 }
 
 func (e *explorer) worker(ctx context.Context, w int) {
+	if w > 0 && e.opts.StartWorker != nil {
+		if !e.awaitFirstAttempt() {
+			return
+		}
+		if err := e.opts.StartWorker(ctx, w); err != nil {
+			e.mu.Lock()
+			if e.sum.StopErr == nil {
+				e.sum.StopErr = err
+			}
+			e.stop(StopHarness)
+			e.cond.Broadcast()
+			e.mu.Unlock()
+			return
+		}
+	}
 	for {
 		n, seq := e.next()
 		if n == nil {
@@ -195,8 +211,21 @@ func (e *explorer) worker(ctx context.Context, w int) {
 	}
 }
 
+// awaitFirstAttempt blocks until the first attempt has been recorded and
+// reports whether the search goes on after it.
+func (e *explorer) awaitFirstAttempt() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for !e.recorded && e.stopping == "" {
+		e.cond.Wait()
+	}
+	more := e.front.Len() > 0 || len(e.inflight) > 0 || e.sampled
+	return e.stopping == "" && more && (e.opts.MaxAttempts == 0 || e.seq < e.opts.MaxAttempts)
+}
+
 // record folds one attempt's report into the summary and frontier; e.mu held.
 func (e *explorer) record(n *node, seq int, rep Report) {
+	e.recorded = true
 	s := e.sum
 	if n.depth == 0 && e.opts.Shards > 1 && e.opts.Shard != 1 && !e.sampled {
 		// Every shard runs the first schedule to learn its alternatives;

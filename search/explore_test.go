@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -241,5 +242,82 @@ func TestShardsPartitionTheSpace(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("order %s explored by %d shards", o, n)
 		}
+	}
+}
+
+// Extra workers start after the first attempt, and no plan waits for a
+// worker that is still starting: worker 0 can finish the search alone.
+func TestWorkersStartAfterTheFirstAttemptWithoutHoldingPlans(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var started []int
+	var starting sync.WaitGroup
+	starting.Add(2)
+	byWorker := map[int]int{}
+	sum, err := Explore(context.Background(), Options{
+		Workers: 3,
+		StartWorker: func(ctx context.Context, w int) error {
+			mu.Lock()
+			started = append(started, w)
+			mu.Unlock()
+			starting.Done()
+			<-release // a database that takes its time
+			return nil
+		},
+	}, func(_ context.Context, w, seq int, _ Plan, p sched.Policy) Report {
+		if seq > 0 {
+			starting.Wait() // both are starting (and will be until the end)
+		}
+		ds, _, err := simulate([]int{2, 2}, p)
+		if err != nil {
+			return Report{Diverged: true}
+		}
+		mu.Lock()
+		byWorker[w]++
+		if byWorker[w] == 6 {
+			close(release) // the search waits for starting workers before it returns
+		}
+		mu.Unlock()
+		return Report{Decisions: ds}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Attempted != 6 || sum.StopReason != StopExhausted {
+		t.Fatalf("attempted %d (%s), want the 6 orders exhausted", sum.Attempted, sum.StopReason)
+	}
+	if byWorker[0] != 6 {
+		t.Errorf("attempts by worker: %v; every plan should have gone to worker 0 while the others were starting", byWorker)
+	}
+	sort.Ints(started)
+	if len(started) != 2 || started[0] != 1 || started[1] != 2 {
+		t.Errorf("started workers %v, want [1 2]", started)
+	}
+
+	// A search that fails at once starts no other worker; a worker that
+	// cannot start stops the search with its error.
+	calls := 0
+	sum, _ = Explore(context.Background(), Options{Workers: 3, StartWorker: func(context.Context, int) error { calls++; return nil }},
+		func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+			ds, _, _ := simulate([]int{2, 2}, p)
+			return Report{Decisions: ds, Failed: true}
+		})
+	if calls != 0 || sum.Failures != 1 {
+		t.Errorf("fail-at-once search: %d workers started, %d failures; want 0 and 1", calls, sum.Failures)
+	}
+	startCalled := make(chan struct{})
+	sum, _ = Explore(context.Background(), Options{Workers: 2, StartWorker: func(context.Context, int) error {
+		close(startCalled)
+		return errors.New("no more databases")
+	}},
+		func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
+			if seq > 0 {
+				<-startCalled // let worker 1 try to start before the search can end
+			}
+			ds, _, _ := simulate([]int{3, 3}, p)
+			return Report{Decisions: ds}
+		})
+	if sum.StopReason != StopHarness || sum.StopErr == nil || !strings.Contains(sum.StopErr.Error(), "no more databases") {
+		t.Errorf("start failure: stop %q, error %v", sum.StopReason, sum.StopErr)
 	}
 }

@@ -48,6 +48,12 @@ type Options struct {
 	// prefixes beyond it are dropped, counted, and the search is then not
 	// exhaustive.
 	FrontierBytes int
+	// StartWorker, when set, readies worker w (w > 0) before it takes its
+	// first attempt. The extra workers start once the first attempt has been
+	// recorded without ending the search (a search that fails at once never
+	// starts them), and no plan waits for them: the workers already running
+	// keep taking plans meanwhile. An error stops the search.
+	StartWorker func(ctx context.Context, w int) error
 	// Progress, when set, is called after each attempt (from one goroutine
 	// at a time).
 	Progress func(Progress)
