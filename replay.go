@@ -219,8 +219,13 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 	}
 	if opts.Guided && res.Followed < res.Of && !r.Outcome.failed() && r.Outcome != OutcomeHarnessError {
 		res.Outcome = OutcomeIncompatible
-		res.Differences = []string{fmt.Sprintf("the recorded order could be followed for %d of %d commands (%s); the rest ran in the default order and the outcome was %s",
-			res.Followed, res.Of, guided.stopped, r.Outcome)}
+		d := fmt.Sprintf("the recorded order could be followed for %d of %d commands (%s); the rest ran in the default order and the outcome was %s",
+			res.Followed, res.Of, guided.stopped, r.Outcome)
+		if guided.stopped == "" {
+			d = fmt.Sprintf("the changed code sent %d of the %d recorded commands (in the recorded order) and the outcome was %s",
+				res.Followed, res.Of, r.Outcome)
+		}
+		res.Differences = []string{d}
 		res.Message = "the changed code no longer allows the recorded order"
 	}
 	return r, nil

@@ -1,12 +1,14 @@
 package interleave_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 )
 
@@ -161,5 +163,45 @@ func TestChangedSetupIsAFixtureDifference(t *testing.T) {
 	code, out := runProgram(t, bin, dir, []string{"COUNTER_SEED=5"}, "replay", art)
 	if code != 3 || !strings.Contains(out, "fixture difference after setup: part table public.counter") {
 		t.Fatalf("replay with another seed: exit %d, want 3 with a fixture difference\n%s", code, out)
+	}
+}
+
+// A guided replay that can follow only part of the recorded order, and then
+// passes, has not shown that the change repairs the race: it is reported
+// incompatible (exit 3), saying how far the order could be followed.
+func TestGuidedReplayThatFollowsPartOfTheOrderIsIncompatible(t *testing.T) {
+	ctx := testCtx(t)
+	o := opts()
+	res, err := interleave.Explore(ctx, counter(false), o)
+	if err != nil || res.Outcome != interleave.OutcomeViolation {
+		t.Fatalf("record: %v %v", err, res)
+	}
+	// The changed code: one atomic UPDATE per actor, no read first.
+	changed := counter(true)
+	atomic := func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		_, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
+		return nil, err
+	}
+	for i := range changed.Actors {
+		changed.Actors[i].Run = atomic
+	}
+	r, err := interleave.Replay(ctx, changed, res.Artifact, interleave.ReplayOptions{Options: o, Guided: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != interleave.OutcomeIncompatible || r.Followed >= r.Of || r.Of != 4 {
+		t.Fatalf("guided replay: %s, followed %d of %d; want incompatible after following part of the 4 recorded commands: %s %v", r.Outcome, r.Followed, r.Of, r.Message, r.Differences)
+	}
+	if len(r.Differences) != 1 || !strings.Contains(r.Differences[0], "2 of the 4 recorded commands") || !strings.Contains(r.Differences[0], "pass") {
+		t.Fatalf("differences %q do not say how far the order was followed and that the rest passed", r.Differences)
+	}
+	t.Logf("%s: %v", r.Message, r.Differences)
+	if code := r.ExitCode(); code != interleave.ExitIncompatible {
+		t.Fatalf("exit code %d, want %d", code, interleave.ExitIncompatible)
 	}
 }
