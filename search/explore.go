@@ -168,6 +168,9 @@ func (e *explorer) worker(ctx context.Context, w int) {
 			return
 		}
 		if err := e.opts.StartWorker(ctx, w); err != nil {
+			if ctx.Err() != nil {
+				return // cancelled: the search stops for that reason
+			}
 			e.mu.Lock()
 			if e.sum.StopErr == nil {
 				e.sum.StopErr = err
