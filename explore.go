@@ -275,6 +275,9 @@ func (r *Result) Print(w io.Writer) {
 	if r.Message != "" && r.Outcome != OutcomeInconclusive {
 		fmt.Fprintln(w, strings.TrimSpace(r.Message))
 	}
+	if r.Artifact != nil && r.Outcome.failed() {
+		printOrder(w, r.Artifact, r.Saved)
+	}
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", r.Saved)
 	}

@@ -329,6 +329,9 @@ func (r *MinimizeResult) Print(w io.Writer) {
 	if r.Message != "" {
 		fmt.Fprintln(w, r.Message)
 	}
+	if r.Artifact != nil && r.Artifact.Outcome.Failed() {
+		printOrder(w, r.Artifact, r.Saved)
+	}
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", r.Saved)
 	}

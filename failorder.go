@@ -1,0 +1,132 @@
+package interleave
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pginterleave/interleave/artifact"
+)
+
+// maxOrderLines bounds the order printed in a summary; the trace and the
+// report show the rest.
+const maxOrderLines = 40
+
+// printOrder writes the executing commands of a recorded attempt in release
+// order, one line each: the step, the actor (and its connection when it has
+// several), the SQL, and what happened to it (lock waits, errors, pairs).
+// Statement preparations are left out: they never carry a choice.
+func printOrder(w io.Writer, a *artifact.Artifact, path string) {
+	units := map[artifact.UnitRef]*artifact.Unit{}
+	multi := map[string]bool{}
+	for i := range a.Units {
+		u := &a.Units[i]
+		units[artifact.UnitRef{Actor: u.Actor, Conn: u.Conn, Unit: u.Unit}] = u
+		if u.Conn > 0 {
+			multi[u.Actor] = true
+		}
+	}
+	type line struct {
+		actor, sql, note string
+	}
+	var lines []line
+	width := 0
+	for _, d := range a.Schedule.Decisions {
+		for _, r := range d.Release {
+			u := units[artifact.UnitRef{Actor: r.Actor, Conn: r.Conn, Unit: r.Unit}]
+			if u == nil || u.Prepare {
+				continue
+			}
+			who := u.Actor
+			if multi[u.Actor] {
+				who = fmt.Sprintf("%s#%d", u.Actor, u.Conn)
+			}
+			width = max(width, len(who))
+			lines = append(lines, line{who, unitText(u), unitNote(u)})
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "The order that failed (executing commands as released):")
+	for i, l := range lines {
+		if i == maxOrderLines {
+			where := "interleave trace " + path
+			if path == "" {
+				where = "save the artifact (--out) and run interleave trace on it"
+			}
+			fmt.Fprintf(w, "  ... %d more; all of them: %s\n", len(lines)-i, where)
+			break
+		}
+		text := l.sql
+		if l.note != "" {
+			text += "  [" + l.note + "]"
+		}
+		fmt.Fprintf(w, "  %3d  %-*s  %s\n", i+1, width, l.actor, text)
+	}
+}
+
+// unitText is a unit's SQL on one line, shortened, with its first
+// parameters.
+func unitText(u *artifact.Unit) string {
+	if len(u.SQL) == 0 {
+		return "(" + u.Protocol + " " + u.Messages + ")"
+	}
+	text := shorten(strings.Join(strings.Fields(strings.Join(u.SQL, "; ")), " "), 100)
+	if len(u.Params) > 0 && len(u.Params[0]) > 0 {
+		ps := make([]string, len(u.Params[0]))
+		for i, p := range u.Params[0] {
+			ps[i] = fmt.Sprintf("$%d=%s", i+1, briefParam(p))
+		}
+		text += "  -- " + shorten(strings.Join(ps, ", "), 60)
+	}
+	return text
+}
+
+// unitNote says what PostgreSQL did with a unit beyond running it.
+func unitNote(u *artifact.Unit) string {
+	var notes []string
+	if u.Pair {
+		notes = append(notes, "released in a pair: PostgreSQL ran the two at once")
+	}
+	for _, lw := range u.LockWaits {
+		if len(lw.BlockingActors) > 0 {
+			notes = append(notes, "waited on "+strings.Join(lw.BlockingActors, ", "))
+		} else {
+			notes = append(notes, "waited on a lock")
+		}
+		break
+	}
+	if u.SQLState != "" {
+		notes = append(notes, "ERROR "+u.SQLState)
+	}
+	if !u.Completed {
+		notes = append(notes, "did not complete")
+	}
+	return strings.Join(notes, "; ")
+}
+
+// briefParam shortens the record's rendering of a binary parameter read as
+// an integer, `\x00000001 (binary; as int4 1)`, to `1 (int4?)`.
+func briefParam(p string) string {
+	i := strings.Index(p, " (binary; as ")
+	if !strings.HasPrefix(p, `\x`) || i < 0 || !strings.HasSuffix(p, ")") {
+		return p
+	}
+	typ, val, ok := strings.Cut(p[i+len(" (binary; as "):len(p)-1], " ")
+	if !ok {
+		return p
+	}
+	return val + " (" + typ + "?)"
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 1
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}
