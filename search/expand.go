@@ -84,7 +84,7 @@ func (e *explorer) drawnPolicy(seq int) sched.Policy {
 	e.mu.Unlock()
 	rng := attemptRand(e.opts.Seed, seq)
 	if e.opts.Strategy == "pct" {
-		return newPCTPolicy(rng, actors, e.opts.Depth, k)
+		return newPCTPolicy(rng, actors, e.opts.Depth, k, e.opts.Overlap)
 	}
 	return &randomPolicy{rng: rng, overlap: e.opts.Overlap}
 }

@@ -321,3 +321,38 @@ func TestWorkersStartAfterTheFirstAttemptWithoutHoldingPlans(t *testing.T) {
 		t.Errorf("start failure: stop %q, error %v", sum.StopReason, sum.StopErr)
 	}
 }
+
+// With overlap, PCT's change points may release a pair, so that it reaches a
+// race inside one statement (two one-statement actors, a1 and b1 executing at
+// once); without overlap it never pairs.
+func TestPCTPairsWithOverlap(t *testing.T) {
+	run := func(overlap bool, seed int64) *Summary {
+		sum, err := Explore(context.Background(), Options{Strategy: "pct", Depth: 2, Seed: seed, MaxAttempts: 200, Overlap: overlap}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+			ds, _, err := simulate([]int{1, 1}, p)
+			if err != nil {
+				return Report{Diverged: true}
+			}
+			failed := false
+			for _, d := range ds {
+				if len(d.Released) == 2 {
+					failed = true
+				}
+			}
+			return Report{Decisions: ds, Failed: failed}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	for seed := int64(1); seed <= 3; seed++ {
+		if sum := run(true, seed); sum.Failures != 1 {
+			t.Errorf("seed %d: PCT with overlap did not find the one-statement race in 200 attempts: %+v", seed, sum)
+		} else {
+			t.Logf("seed %d: found after %d attempts", seed, sum.Attempted)
+		}
+		if sum := run(false, seed); sum.Failures != 0 {
+			t.Errorf("seed %d: PCT without overlap released a pair", seed)
+		}
+	}
+}

@@ -45,19 +45,26 @@ func (p *randomPolicy) Choose(_ int, cands []sched.Candidate) ([]int, error) {
 // actor just released drops to priority d-1-i (below every initial one).
 // For a bug of depth d (d ordering constraints between n actors) one
 // attempt finds it with probability at least 1/(n * k^(d-1)).
+//
+// With overlap, a change point releases, one time in two, the unit of the
+// highest-priority actor together with that of the next one as a pair, so
+// that PCT can reach races inside one statement; the bound above then
+// halves for each change point the bug needs to be an ordinary preemption.
 type pctPolicy struct {
-	prio   map[int]int
-	change map[int]int // decision step -> new priority
+	prio    map[int]int
+	change  map[int]int // decision step -> new priority
+	rng     *rand.Rand
+	overlap bool
 }
 
-func newPCTPolicy(rng *rand.Rand, actors, depth, steps int) *pctPolicy {
+func newPCTPolicy(rng *rand.Rand, actors, depth, steps int, overlap bool) *pctPolicy {
 	if depth < 1 {
 		depth = 1
 	}
 	if steps < 1 {
 		steps = 1
 	}
-	p := &pctPolicy{prio: map[int]int{}, change: map[int]int{}}
+	p := &pctPolicy{prio: map[int]int{}, change: map[int]int{}, rng: rng, overlap: overlap}
 	perm := rng.Perm(actors)
 	for a := 0; a < actors; a++ {
 		p.prio[a] = depth + perm[a]
@@ -80,10 +87,38 @@ func (p *pctPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 			best = i
 		}
 	}
-	if np, ok := p.change[step]; ok {
-		p.prio[cands[best].Ref.Actor] = np
+	np, change := p.change[step]
+	if !change {
+		return []int{best}, nil
+	}
+	p.prio[cands[best].Ref.Actor] = np
+	if p.overlap && p.rng.IntN(2) == 0 {
+		if second := p.pairFor(best, cands); second >= 0 {
+			return []int{best, second}, nil
+		}
 	}
 	return []int{best}, nil
+}
+
+// pairFor is the candidate of the highest-priority other actor (or
+// connection) that may be released together with cands[best], or -1.
+func (p *pctPolicy) pairFor(best int, cands []sched.Candidate) int {
+	second := -1
+	for _, pr := range overlapPairs(cands) {
+		other := -1
+		switch best {
+		case pr[0]:
+			other = pr[1]
+		case pr[1]:
+			other = pr[0]
+		default:
+			continue
+		}
+		if second < 0 || p.prio[cands[other].Ref.Actor] > p.prio[cands[second].Ref.Actor] {
+			second = other
+		}
+	}
+	return second
 }
 
 // overlapPairs lists pairs of pending units that may be released together:

@@ -37,6 +37,7 @@ func main() {
 	seeds := flag.Int("seeds", 7, "seeds per randomized strategy")
 	budget := flag.Int("budget", 500, "attempt budget per search")
 	rounds := flag.Int("rounds", 3, "throughput: searches per worker count")
+	only := flag.String("race", "", "bugs: only the race with this name")
 	flag.Parse()
 	ctx := context.Background()
 	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{MaxConnections: 200})
@@ -47,7 +48,7 @@ func main() {
 	defer srv.Close()
 	fmt.Printf("PostgreSQL %s, %s, %d CPUs, %s\n\n", srv.Version(), runtime.Version(), runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
 	if *suite == "bugs" || *suite == "all" {
-		bugs(ctx, srv, *seeds, *budget)
+		bugs(ctx, srv, *seeds, *budget, *only)
 	}
 	if *suite == "throughput" || *suite == "all" {
 		throughput(ctx, srv, *rounds)
@@ -71,12 +72,15 @@ var strategies = []strategy{
 	{"pct d=3", "pct", 3, true},
 }
 
-func bugs(ctx context.Context, srv pgserver.Server, seeds, budget int) {
+func bugs(ctx context.Context, srv pgserver.Server, seeds, budget int, only string) {
 	fmt.Printf("## Attempts to the first violation (budget %d; median over %d seeds for random and pct)\n\n", budget, seeds)
 	header := "| race | " + joinLabels() + " | repair (fifo, every order) |"
 	fmt.Println(header)
 	fmt.Println("|" + strings.Repeat("---|", len(strategies)+2))
 	for _, r := range bench.Races() {
+		if only != "" && r.Name != only {
+			continue
+		}
 		row := []string{r.Name}
 		for _, s := range strategies {
 			var counts []int
