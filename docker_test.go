@@ -3,6 +3,7 @@ package interleave_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -17,7 +18,13 @@ import (
 // that server, and the removal of the container on close are all real; only
 // the engine is not.
 func TestDockerOptionFindsTheRaceAndRemovesTheContainer(t *testing.T) {
-	engine, err := enginestandin.Start(t.TempDir())
+	// A short directory: a Unix socket path is limited to about 104 bytes.
+	dir, err := os.MkdirTemp("", "dk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	engine, err := enginestandin.Start(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/report"
 )
 
 // maxOrderLines bounds the order printed in a summary; the trace and the
@@ -37,11 +40,11 @@ func printOrder(w io.Writer, a *artifact.Artifact, path string) {
 			if u == nil || u.Prepare {
 				continue
 			}
-			who := u.Actor
+			who := oneLine(u.Actor)
 			if multi[u.Actor] {
-				who = fmt.Sprintf("%s#%d", u.Actor, u.Conn)
+				who = fmt.Sprintf("%s#%d", who, u.Conn)
 			}
-			width = max(width, len(who))
+			width = max(width, utf8.RuneCountInString(who))
 			lines = append(lines, line{who, unitText(u), unitNote(u)})
 		}
 	}
@@ -51,7 +54,7 @@ func printOrder(w io.Writer, a *artifact.Artifact, path string) {
 	fmt.Fprintln(w, "The order that failed (executing commands as released):")
 	for i, l := range lines {
 		if i == maxOrderLines {
-			where := "interleave trace " + path
+			where := "interleave trace " + report.ShellQuote(path)
 			if path == "" {
 				where = "save the artifact (--out) and run interleave trace on it"
 			}
@@ -72,11 +75,11 @@ func unitText(u *artifact.Unit) string {
 	if len(u.SQL) == 0 {
 		return "(" + u.Protocol + " " + u.Messages + ")"
 	}
-	text := shorten(strings.Join(strings.Fields(strings.Join(u.SQL, "; ")), " "), 100)
+	text := shorten(oneLine(strings.Join(u.SQL, "; ")), 100)
 	if len(u.Params) > 0 && len(u.Params[0]) > 0 {
 		ps := make([]string, len(u.Params[0]))
 		for i, p := range u.Params[0] {
-			ps[i] = fmt.Sprintf("$%d=%s", i+1, briefParam(p))
+			ps[i] = fmt.Sprintf("$%d=%s", i+1, oneLine(briefParam(p)))
 		}
 		text += "  -- " + shorten(strings.Join(ps, ", "), 60)
 	}
@@ -118,6 +121,19 @@ func briefParam(p string) string {
 		return p
 	}
 	return val + " (" + typ + "?)"
+}
+
+// oneLine folds white space and replaces other control characters, so that
+// text from the wire cannot break the layout or reach the terminal as escape
+// sequences.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 func shorten(s string, n int) string {

@@ -21,6 +21,7 @@ func TestPrintOrderShowsWhatHappened(t *testing.T) {
 	add(artifact.Unit{Actor: "bob", Unit: 0, SQL: []string{"UPDATE t\n   SET n = $1"}, Params: [][]string{{`\x00000007 (binary; as int4 7)`}},
 		LockWaits: []artifact.LockWait{{BlockingActors: []string{"alice"}}}})
 	add(artifact.Unit{Actor: "bob", Conn: 1, Unit: 0, SQL: []string{"INSERT INTO t VALUES (1)"}, SQLState: "23505"})
+	add(artifact.Unit{Actor: "zoë", Unit: 0, SQL: []string{"SELECT $1"}, Params: [][]string{{"a\nb\x1b[2Jc"}}})
 	var b bytes.Buffer
 	printOrder(&b, a, "failure.json")
 	got := b.String()
@@ -28,6 +29,7 @@ func TestPrintOrderShowsWhatHappened(t *testing.T) {
 		"    1  alice  BEGIN\n",
 		"    2  bob#0  UPDATE t SET n = $1  -- $1=7 (int4?)  [waited on alice]\n",
 		"    3  bob#1  INSERT INTO t VALUES (1)  [ERROR 23505]\n",
+		"    4  zoë    SELECT $1  -- $1=a b?[2Jc\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
@@ -43,8 +45,8 @@ func TestPrintOrderShowsWhatHappened(t *testing.T) {
 		long.Schedule.Decisions = append(long.Schedule.Decisions, artifact.Decision{Release: []artifact.UnitRef{{Actor: "a", Unit: i}}})
 	}
 	b.Reset()
-	printOrder(&b, long, "x.json")
-	if !strings.Contains(b.String(), "... 5 more; all of them: interleave trace x.json") || strings.Contains(b.String(), fmt.Sprintf("SELECT %d\n", maxOrderLines)) {
+	printOrder(&b, long, "my dir/x.json")
+	if !strings.Contains(b.String(), "... 5 more; all of them: interleave trace 'my dir/x.json'") || strings.Contains(b.String(), fmt.Sprintf("SELECT %d\n", maxOrderLines)) {
 		t.Errorf("long order not cut at %d lines:\n%s", maxOrderLines, b.String())
 	}
 }

@@ -168,6 +168,9 @@ func makeRoot(runAs *syscall.Credential) (string, error) {
 }
 
 func worldSearchable(dir string) bool {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	for d := dir; ; d = filepath.Dir(d) {
 		st, err := os.Stat(d)
 		if err != nil || st.Mode().Perm()&0o001 == 0 {

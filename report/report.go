@@ -169,8 +169,8 @@ func describe(kind string) (verdict, tone string) {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
 	}
@@ -186,7 +186,7 @@ func GenericReplayCommand(a *artifact.Artifact) string {
 		dir = "./" + a.Scenario.Name
 	}
 	file := a.Scenario.Name + "-failure.json"
-	return "interleave replay " + shellQuote(dir) + " " + shellQuote(file)
+	return "interleave replay " + ShellQuote(dir) + " " + ShellQuote(file)
 }
 
 // ReplayCommand is the replay command for the artifact stored at path.
@@ -195,5 +195,5 @@ func ReplayCommand(a *artifact.Artifact, path string) string {
 	if dir == "" {
 		dir = "./" + a.Scenario.Name
 	}
-	return "interleave replay " + shellQuote(dir) + " " + shellQuote(path)
+	return "interleave replay " + ShellQuote(dir) + " " + ShellQuote(path)
 }

@@ -111,10 +111,28 @@ func (e *explorer) explore(ctx context.Context) *Summary {
 	return s
 }
 
+// stop ends the search for reason (the first one given stays) and wakes
+// every waiting worker; e.mu held.
 func (e *explorer) stop(reason string) {
 	if e.stopping == "" {
 		e.stopping = reason
 	}
+	e.cond.Broadcast()
+}
+
+// finished reports whether nothing is running and nothing is left to run;
+// e.mu held.
+func (e *explorer) finished() bool {
+	if e.stopping != "" {
+		return true
+	}
+	if len(e.inflight) > 0 {
+		return false
+	}
+	if e.opts.MaxAttempts > 0 && e.seq >= e.opts.MaxAttempts {
+		return true
+	}
+	return !e.sampled && e.front.Len() == 0
 }
 
 // next blocks until a plan may be dispatched, or returns nil when the search
@@ -172,11 +190,13 @@ func (e *explorer) worker(ctx context.Context, w int) {
 				return // cancelled: the search stops for that reason
 			}
 			e.mu.Lock()
-			if e.sum.StopErr == nil {
-				e.sum.StopErr = err
+			// A search the other workers finished meanwhile keeps its result.
+			if !e.finished() {
+				if e.sum.StopErr == nil {
+					e.sum.StopErr = err
+				}
+				e.stop(StopHarness)
 			}
-			e.stop(StopHarness)
-			e.cond.Broadcast()
 			e.mu.Unlock()
 			return
 		}
@@ -222,8 +242,7 @@ func (e *explorer) awaitFirstAttempt() bool {
 	for !e.recorded && e.stopping == "" {
 		e.cond.Wait()
 	}
-	more := e.front.Len() > 0 || len(e.inflight) > 0 || e.sampled
-	return e.stopping == "" && more && (e.opts.MaxAttempts == 0 || e.seq < e.opts.MaxAttempts)
+	return !e.finished()
 }
 
 // record folds one attempt's report into the summary and frontier; e.mu held.

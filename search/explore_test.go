@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pginterleave/interleave/sched"
 )
@@ -354,5 +355,47 @@ func TestPCTPairsWithOverlap(t *testing.T) {
 		if sum := run(false, seed); sum.Failures != 0 {
 			t.Errorf("seed %d: PCT without overlap released a pair", seed)
 		}
+	}
+}
+
+// Workers waiting to start are woken when the search stops before its first
+// attempt, and a worker whose start fails after the others finished the
+// search does not turn the finished search into an error.
+func TestWorkerStartEdges(t *testing.T) {
+	done := make(chan *Summary, 1)
+	go func() {
+		sum, _ := Explore(context.Background(), Options{Workers: 3, MaxTime: time.Nanosecond, StartWorker: func(context.Context, int) error { return nil }},
+			func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+				ds, _, _ := simulate([]int{2, 2}, p)
+				return Report{Decisions: ds}
+			})
+		done <- sum
+	}()
+	select {
+	case sum := <-done:
+		if sum.StopReason != StopTime {
+			t.Errorf("stop reason %q, want %q", sum.StopReason, StopTime)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a search whose time ran out before its first attempt did not return")
+	}
+
+	finished := make(chan struct{})
+	sum, _ := Explore(context.Background(), Options{Workers: 2,
+		StartWorker: func(context.Context, int) error {
+			<-finished
+			return errors.New("no more databases")
+		},
+		Progress: func(p Progress) {
+			if p.Attempts == 6 {
+				close(finished) // the last of the 6 orders is recorded
+			}
+		},
+	}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+		ds, _, _ := simulate([]int{2, 2}, p)
+		return Report{Decisions: ds}
+	})
+	if sum.StopReason != StopExhausted || sum.StopErr != nil || sum.Attempted != 6 {
+		t.Errorf("stop %q (%v) after %d attempts; want the 6 orders exhausted without error", sum.StopReason, sum.StopErr, sum.Attempted)
 	}
 }

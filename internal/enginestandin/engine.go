@@ -7,7 +7,6 @@
 package enginestandin
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -33,12 +32,13 @@ type Call struct {
 type Engine struct {
 	Host string // the DOCKER_HOST value that reaches it
 
-	srv   *http.Server
-	mu    sync.Mutex
-	calls []Call
-	pgs   map[string]*pgserver.Local // container id -> its server
-	next  int
-	image bool // the image has been "pulled"
+	srv    *http.Server
+	mu     sync.Mutex
+	calls  []Call
+	pgs    map[string]*pgserver.Local // container id -> its server
+	next   int
+	image  bool // the image has been "pulled"
+	closed bool
 }
 
 // apiVersion is the Engine API version the stand-in reports.
@@ -73,11 +73,13 @@ func (e *Engine) Running() int {
 	return len(e.pgs)
 }
 
-// Close stops the engine and every server it still runs.
+// Close stops the engine and every server it still runs, including one a
+// request is starting right now (that request closes it).
 func (e *Engine) Close() {
 	_ = e.srv.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.closed = true
 	for id, pg := range e.pgs {
 		_ = pg.Close()
 		delete(e.pgs, id)
@@ -111,7 +113,7 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		pulled := e.image
 		e.mu.Unlock()
 		if !pulled {
-			notFound(w, "No such image")
+			reply(w, http.StatusNotFound, "No such image")
 			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"Id": "sha256:standin"})
@@ -128,12 +130,25 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(map[string]any{"Id": id, "Warnings": []string{}})
 	case r.Method == "POST" && len(parts) == 3 && parts[0] == "containers" && parts[2] == "start":
-		pg, err := pgserver.StartLocal(context.Background(), pgserver.LocalOptions{})
+		e.mu.Lock()
+		running := e.pgs[parts[1]] != nil
+		e.mu.Unlock()
+		if running {
+			w.WriteHeader(http.StatusNotModified) // already started, as Docker answers
+			return
+		}
+		pg, err := pgserver.StartLocal(r.Context(), pgserver.LocalOptions{})
 		if err != nil {
-			http.Error(w, `{"message":"`+strings.ReplaceAll(err.Error(), `"`, `'`)+`"}`, http.StatusInternalServerError)
+			reply(w, http.StatusInternalServerError, err.Error())
 			return
 		}
 		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			_ = pg.Close()
+			reply(w, http.StatusServiceUnavailable, "the engine is shutting down")
+			return
+		}
 		e.pgs[parts[1]] = pg
 		e.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
@@ -142,7 +157,7 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		pg := e.pgs[parts[1]]
 		e.mu.Unlock()
 		if pg == nil {
-			notFound(w, "No such container")
+			reply(w, http.StatusNotFound, "No such container")
 			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{
@@ -162,11 +177,12 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		notFound(w, "the stand-in engine does not implement "+r.Method+" "+path)
+		reply(w, http.StatusNotFound, "the stand-in engine does not implement "+r.Method+" "+path)
 	}
 }
 
-func notFound(w http.ResponseWriter, msg string) {
-	w.WriteHeader(http.StatusNotFound)
+// reply answers with an Engine API error body.
+func reply(w http.ResponseWriter, status int, msg string) {
+	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
 }
