@@ -42,7 +42,7 @@ func BenchmarkReset(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := tc.Exec(ctx, counterSetup); err != nil {
+	if _, err := tc.Exec(ctx, CounterSetup); err != nil {
 		b.Fatal(err)
 	}
 	tc.Close(ctx)
@@ -59,7 +59,7 @@ func BenchmarkReset(b *testing.B) {
 		if err := pgserver.ResetDatabase(ctx, control, db, pristine); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := control.Exec(ctx, counterSetup); err != nil {
+		if _, err := control.Exec(ctx, CounterSetup); err != nil {
 			b.Fatal(err)
 		}
 		tSchema += time.Since(start)
@@ -81,7 +81,7 @@ func BenchmarkReset(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.Exec(ctx, counterSetup); err != nil {
+		if _, err := c.Exec(ctx, CounterSetup); err != nil {
 			b.Fatal(err)
 		}
 		c.Close(ctx)

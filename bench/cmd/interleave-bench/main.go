@@ -166,7 +166,7 @@ func median(counts []int, n int) string {
 
 func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 	for _, actors := range []int{2, 3} {
-		sc := counterN(actors)
+		sc := bench.Counter(actors)
 		opts := interleave.Options{Server: srv, Stdout: io.Discard, Stderr: io.Discard}
 		perRound := 90
 		if actors == 2 {
@@ -200,47 +200,6 @@ func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 	}
 }
 
-// counterN is the repaired counter: each actor reads, then increments in
-// one statement.
-func counterN(actors int) interleave.Scenario {
-	inc := func(ctx context.Context, cs string) (any, error) {
-		c, err := pgx.Connect(ctx, cs)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close(ctx)
-		var n int
-		if err := c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-			return nil, err
-		}
-		_, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
-		return n, err
-	}
-	sc := interleave.Scenario{
-		Name: fmt.Sprintf("counter%d", actors),
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, counterSetup)
-			return err
-		},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-				return err
-			}
-			if n != actors {
-				return fmt.Errorf("n = %d, want %d", n, actors)
-			}
-			return nil
-		},
-	}
-	for i := 0; i < actors; i++ {
-		sc.Actors = append(sc.Actors, interleave.Actor{Name: string(rune('a' + i)), Run: inc})
-	}
-	return sc
-}
-
-const counterSetup = "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)"
-
 // measureFloor runs the counter's work serially on direct connections:
 // reset, setup, one connection per actor running the two statements, the
 // invariant query. It returns attempts per second.
@@ -261,24 +220,9 @@ func measureFloor(ctx context.Context, srv *pgserver.Local, actors, n int) float
 	}
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if err := pgserver.ResetDatabase(ctx, control, db, p); err != nil {
+		if err := bench.CounterFloor(ctx, control, srv.ConnString(db), db, p, actors); err != nil {
 			panic(err)
 		}
-		if _, err := control.Exec(ctx, counterSetup); err != nil {
-			panic(err)
-		}
-		for a := 0; a < actors; a++ {
-			c, err := pgx.Connect(ctx, srv.ConnString(db))
-			if err != nil {
-				panic(err)
-			}
-			var v int
-			c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&v)
-			c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
-			c.Close(ctx)
-		}
-		var v int
-		control.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&v)
 	}
 	return float64(n) / time.Since(start).Seconds()
 }
@@ -302,7 +246,7 @@ func memory(ctx context.Context, srv *pgserver.Local, attempts, frontier int) {
 	sc := interleave.Scenario{
 		Name: "memory",
 		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, counterSetup)
+			_, err := db.Exec(ctx, bench.CounterSetup)
 			return err
 		},
 		Actors:    []interleave.Actor{{Name: "a", Run: one}, {Name: "b", Run: one}, {Name: "c", Run: one}, {Name: "d", Run: one}},
