@@ -9,16 +9,17 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
 )
 
 // traceCommand decodes an artifact's wire capture message by message, per
 // connection and release unit, and can write it as pcapng for Wireshark.
 func traceCommand() *cobra.Command {
-	var asJSON, force bool
-	var pcapOut string
+	var asJSON, force, asSpec bool
+	var pcapOut, specSetup string
 	cmd := &cobra.Command{
-		Use:   "trace ARTIFACT [--json] [--pcap FILE] [--force]",
+		Use:   "trace ARTIFACT [--json] [--pcap FILE] [--force] [--spec [--spec-setup FILE]]",
 		Short: "Show an artifact's wire capture message by message, per connection and release unit",
 		Long: `Decodes the byte-exact wire capture an artifact keeps: per connection its start-up,
 then every release unit with the client's messages (SQL, statement and portal names,
@@ -28,7 +29,12 @@ Authentication messages were never recorded; they show as [redacted: N bytes].
 
 --pcap writes the capture as a pcapng file of synthesized TCP connections
 (client 10.0.0.1, one port per connection from 40000; server 10.0.0.2:5432) that
-Wireshark and tshark dissect as PostgreSQL.`,
+Wireshark and tshark dissect as PostgreSQL.
+
+--spec prints the recorded order as a PostgreSQL isolation-tester spec instead:
+one session per actor connection, one step per command (bind parameters as
+literals), the release order as its permutation; --spec-setup FILE puts that SQL
+in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if pcapOut != "" && !force {
@@ -40,6 +46,9 @@ Wireshark and tshark dissect as PostgreSQL.`,
 			a, err := artifact.Read(args[0])
 			if err != nil {
 				return err
+			}
+			if asSpec {
+				return writeSpec(cmd, a, specSetup)
 			}
 			raw, err := artifactCapture(args[0], a)
 			if err != nil {
@@ -79,7 +88,28 @@ Wireshark and tshark dissect as PostgreSQL.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
 	cmd.Flags().StringVar(&pcapOut, "pcap", "", "also write the capture as a pcapng file")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite the --pcap file")
+	cmd.Flags().BoolVar(&asSpec, "spec", false, "print the recorded order as an isolation-tester spec")
+	cmd.Flags().StringVar(&specSetup, "spec-setup", "", "with --spec: a file whose SQL goes in the spec's setup block")
 	return cmd
+}
+
+// writeSpec prints a's order as an isolation-tester spec on stdout and what
+// it could not carry on stderr.
+func writeSpec(cmd *cobra.Command, a *artifact.Artifact, setupFile string) error {
+	var setup string
+	if setupFile != "" {
+		b, err := os.ReadFile(setupFile)
+		if err != nil {
+			return err
+		}
+		setup = string(b)
+	}
+	spec, notes := scenario.SpecFromArtifact(a, setup)
+	fmt.Fprint(cmd.OutOrStdout(), spec)
+	for _, n := range notes {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+	}
+	return nil
 }
 
 // errNoCapture: the artifact was recorded without its wire capture.
