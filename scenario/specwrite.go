@@ -29,6 +29,8 @@ func SpecFromArtifact(a *artifact.Artifact, setup string) (spec string, notes []
 	}
 	sessions := map[[2]any][]step{} // (actor, conn) -> steps in order
 	var order [][2]any              // sessions in first-release order
+	names := map[[2]any]string{}    // (actor, conn) -> session name, unique
+	taken := map[string]bool{}
 	var perm []string
 	for _, d := range a.Schedule.Decisions {
 		for _, r := range d.Release {
@@ -39,8 +41,14 @@ func SpecFromArtifact(a *artifact.Artifact, setup string) (spec string, notes []
 			key := [2]any{u.Actor, u.Conn}
 			if _, ok := sessions[key]; !ok {
 				order = append(order, key)
+				base := sessionName(a, u.Actor, u.Conn)
+				name := base
+				for i := 2; taken[name]; i++ {
+					name = fmt.Sprintf("%s%d", base, i) // two actor names that differ only in punctuation
+				}
+				names[key], taken[name] = name, true
 			}
-			name := sessionName(a, u.Actor, u.Conn) + "_" + strconv.Itoa(len(sessions[key])+1)
+			name := names[key] + "_" + strconv.Itoa(len(sessions[key])+1)
 			sql, n := unitSQLWithLiterals(u)
 			notes = append(notes, n...)
 			if u.Pair {
@@ -66,7 +74,7 @@ func SpecFromArtifact(a *artifact.Artifact, setup string) (spec string, notes []
 		fmt.Fprintf(&b, "setup\n{\n%s\n}\n\n", indentBlock(strings.TrimSpace(setup)))
 	}
 	for _, key := range order {
-		fmt.Fprintf(&b, "session %s\n", sessionName(a, key[0].(string), key[1].(int)))
+		fmt.Fprintf(&b, "session %s\n", names[key])
 		for _, st := range sessions[key] {
 			fmt.Fprintf(&b, "step %s { %s }\n", st.name, st.sql)
 		}

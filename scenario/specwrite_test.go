@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
 	"github.com/pginterleave/interleave/pgserver"
 )
@@ -224,5 +225,24 @@ func TestSpecsMatchPostgreSQLsIsolationTesterLive(t *testing.T) {
 				t.Fatalf("differs from PostgreSQL's isolationtester:\n%s", unifiedDiff("isolationtester", "interleave", theirs, ours.String()))
 			}
 		})
+	}
+}
+
+// Actor names that are the same identifier get distinct sessions, and the
+// spec parses.
+func TestSpecFromArtifactKeepsSessionNamesApart(t *testing.T) {
+	a := &artifact.Artifact{}
+	for i, actor := range []string{"a-b", "a_b", "1st"} {
+		a.Units = append(a.Units, artifact.Unit{Actor: actor, Unit: 0, SQL: []string{fmt.Sprintf("SELECT %d", i)}, Completed: true})
+		a.Schedule.Decisions = append(a.Schedule.Decisions, artifact.Decision{Release: []artifact.UnitRef{{Actor: actor}}})
+	}
+	text, _ := SpecFromArtifact(a, "CREATE TABLE t (i int)")
+	if _, err := ParseSpec("x.spec", []byte(text)); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	for _, want := range []string{"session a_b\n", "session a_b2\n", "session a_1st\n", "permutation a_b_1 a_b2_1 a_1st_1\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("spec lacks %q:\n%s", want, text)
+		}
 	}
 }
