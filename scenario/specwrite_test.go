@@ -115,8 +115,9 @@ func TestSpecFromArtifactSaysWhatItCannotCarry(t *testing.T) {
 
 // isolationTester finds PostgreSQL's own isolationtester next to the server
 // binaries (Debian ships it in postgresql-client-N, the npm packages in
-// lib/postgresql/pgxs).
-func isolationTester(t *testing.T) string {
+// lib/postgresql/pgxs) and the environment it runs in: with the npm
+// packages, their libpq (the tester needs its own major's).
+func isolationTester(t *testing.T) (string, []string) {
 	bin, err := pgserver.FindBinDir("")
 	if err != nil {
 		t.Fatalf("PostgreSQL's binaries are needed: %v", err)
@@ -127,18 +128,24 @@ func isolationTester(t *testing.T) string {
 	for _, rel := range []string{"../lib/pgxs/src/test/isolation/isolationtester", "../lib/postgresql/pgxs/src/test/isolation/isolationtester"} {
 		p := filepath.Join(bin, rel)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
+			env := os.Environ()
+			if lib := filepath.Join(bin, "..", "lib"); fileExists(filepath.Join(lib, "libpq.so.5")) {
+				env = append(env, "LD_LIBRARY_PATH="+lib)
+			}
+			return p, env
 		}
 	}
 	t.Fatalf("PostgreSQL's isolationtester was not found beside %s (Debian: apt-get install postgresql-client-N)", bin)
-	return ""
+	return "", nil
 }
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // The written spec runs under PostgreSQL's own isolationtester, which loses
 // the update in the recorded order and prints exactly what Interleave's spec
 // runner prints for the same file.
 func TestSpecFromArtifactRunsUnderPostgreSQLsIsolationTester(t *testing.T) {
-	tester := isolationTester(t)
+	tester, env := isolationTester(t)
 	ctx := testCtx(t)
 	res, err := interleave.Explore(ctx, pgxCounter(), opts(interleave.Options{}))
 	if err != nil || res.Outcome != interleave.OutcomeViolation {
@@ -152,7 +159,7 @@ func TestSpecFromArtifactRunsUnderPostgreSQLsIsolationTester(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	theirs := runIsolationTester(t, ctx, tester, file)
+	theirs := runIsolationTester(t, ctx, tester, env, file)
 	if !strings.Contains(theirs, "step check: SELECT n FROM counter\nn\n-\n1\n(1 row)") {
 		t.Fatalf("PostgreSQL's isolationtester did not lose the update in the recorded order:\n%s", theirs)
 	}
@@ -172,7 +179,7 @@ func TestSpecFromArtifactRunsUnderPostgreSQLsIsolationTester(t *testing.T) {
 
 // runIsolationTester runs PostgreSQL's isolationtester on the spec file at
 // path against a fresh database and returns what it prints.
-func runIsolationTester(t *testing.T, ctx context.Context, tester, path string) string {
+func runIsolationTester(t *testing.T, ctx context.Context, tester string, env []string, path string) string {
 	t.Helper()
 	srv := interleavetest.Server()
 	db, err := srv.CreateDatabase(ctx)
@@ -188,7 +195,7 @@ func runIsolationTester(t *testing.T, ctx context.Context, tester, path string) 
 	cmd := exec.CommandContext(ctx, tester, srv.ConnString(db))
 	// pg_isolation_regress runs the tester with these (its expected files
 	// assume them), as Interleave's spec runner does.
-	cmd.Env = append(os.Environ(), "PGDATESTYLE=Postgres, MDY", "PGTZ=PST8PDT")
+	cmd.Env = append(env, "PGDATESTYLE=Postgres, MDY", "PGTZ=PST8PDT")
 	cmd.Stdin = in
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
@@ -203,7 +210,7 @@ func runIsolationTester(t *testing.T, ctx context.Context, tester, path string) 
 // runner: the two outputs are the same byte for byte, including the three
 // specs whose stored expected files are in the pre-14 format.
 func TestSpecsMatchPostgreSQLsIsolationTesterLive(t *testing.T) {
-	tester := isolationTester(t)
+	tester, env := isolationTester(t)
 	names, err := filepath.Glob(filepath.Join(isolationData, "specs", "*.spec"))
 	if err != nil || len(names) != 16 {
 		t.Fatalf("want the 16 specs in %s: %v %v", isolationData, names, err)
@@ -212,7 +219,7 @@ func TestSpecsMatchPostgreSQLsIsolationTesterLive(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".spec")
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t)
-			theirs := runIsolationTester(t, ctx, tester, path)
+			theirs := runIsolationTester(t, ctx, tester, env, path)
 			spec, err := LoadSpec(path)
 			if err != nil {
 				t.Fatal(err)
