@@ -112,15 +112,10 @@ func unitNote(u *artifact.Unit) string {
 // briefParam shortens the record's rendering of a binary parameter read as
 // an integer, `\x00000001 (binary; as int4 1)`, to `1 (int4?)`.
 func briefParam(p string) string {
-	i := strings.Index(p, " (binary; as ")
-	if !strings.HasPrefix(p, `\x`) || i < 0 || !strings.HasSuffix(p, ")") {
-		return p
+	if _, typ, val, ok := artifact.BinaryParam(p); ok && typ != "" {
+		return val + " (" + typ + "?)"
 	}
-	typ, val, ok := strings.Cut(p[i+len(" (binary; as "):len(p)-1], " ")
-	if !ok {
-		return p
-	}
-	return val + " (" + typ + "?)"
+	return p
 }
 
 // oneLine folds white space and replaces other control characters, so that

@@ -146,14 +146,14 @@ func unitSQLWithLiterals(u *artifact.Unit) (string, []string) {
 // quoted string (PostgreSQL resolves its type from the context), or the
 // integer a binary int4/int8 held; ok is false for other binary values.
 func literal(p string) (string, bool) {
-	switch {
-	case p == "NULL":
+	if p == "NULL" {
 		return "NULL", true
-	case strings.HasPrefix(p, `\x`) && strings.Contains(p, " (binary; as int"):
-		i := strings.LastIndex(p, " ")
-		return strings.TrimSuffix(p[i+1:], ")"), true
-	case strings.HasPrefix(p, `\x`) && strings.HasSuffix(p, " (binary)"):
-		return "'" + strings.TrimSuffix(p, " (binary)") + "'", false
+	}
+	if hex, typ, val, ok := artifact.BinaryParam(p); ok {
+		if typ != "" {
+			return val, true
+		}
+		return "'" + hex + "'", false
 	}
 	return "'" + strings.ReplaceAll(p, "'", "''") + "'", true
 }
