@@ -175,7 +175,7 @@ func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at
 	err := protect("invariant", func() error { return sc.Invariant(ctx, w.control, res.Actors) })
 	var pe *panicError
 	switch {
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.Is(err, ErrHarness):
 		res.Outcome, res.Message = OutcomeHarnessError, err.Error()
 	case err != nil && ctx.Err() != nil:
 		res.Outcome, res.Message = OutcomeInconclusive, fmt.Sprintf("the invariant did not finish before the attempt deadline: %v", err)
@@ -191,6 +191,12 @@ func (r *attemptResult) harness(format string, args ...any) *attemptResult {
 	r.Message = fmt.Sprintf(format, args...)
 	return r
 }
+
+// ErrHarness marks an Invariant error that is not a violation: the
+// invariant could not judge the attempt (a query failed, a host process
+// died). Wrap it (fmt.Errorf("...: %w", interleave.ErrHarness)); the attempt
+// then ends as a harness error (exit 2) instead of a violation.
+var ErrHarness = errors.New("the invariant could not judge the attempt")
 
 type panicError struct {
 	what  string

@@ -265,7 +265,8 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "%s: one attempt in the default order; %s.\n", r.Scenario, verdict)
 	}
 	if a := r.Artifact; a != nil {
-		exec, prep, switches := unitCounts(a)
+		c := a.ReleaseCounts()
+		exec, prep, switches := c.Executing, c.Preparations, c.Switches
 		line := fmt.Sprintf("Recorded release units: %d; actor switches: %d.", exec, switches)
 		if prep > 0 {
 			line = fmt.Sprintf("Recorded release units: %d (plus %d statement preparations); actor switches: %d.", exec, prep, switches)
@@ -281,30 +282,4 @@ func (r *Result) Print(w io.Writer) {
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", r.Saved)
 	}
-}
-
-// unitCounts counts executing units, preparation units and actor switches
-// in release order.
-func unitCounts(a *artifact.Artifact) (exec, prep, switches int) {
-	prepare := map[[3]any]bool{}
-	for _, u := range a.Units {
-		if u.Prepare {
-			prepare[[3]any{u.Actor, u.Conn, u.Unit}] = true
-		}
-	}
-	last := ""
-	for _, d := range a.Schedule.Decisions {
-		for _, u := range d.Release {
-			if prepare[[3]any{u.Actor, u.Conn, u.Unit}] {
-				prep++
-				continue
-			}
-			exec++
-			if last != "" && u.Actor != last {
-				switches++
-			}
-			last = u.Actor
-		}
-	}
-	return exec, prep, switches
 }

@@ -178,8 +178,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		}
 	}
 	res.Artifact = a
-	exec, _, _ := unitCounts(a)
-	res.Commands = exec
+	res.Commands = a.ReleaseCounts().Executing
 	info := &artifact.Replay{Source: opts.Source, Guided: opts.Guided, Attempts: res.Attempts}
 	a.Replay = info
 
