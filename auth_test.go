@@ -36,7 +36,7 @@ func TestUpstreamTLSVerifiedAgainstCA(t *testing.T) {
 	sc.Actors[1].Run = sslActor
 	sc.HandleActorErrors = true
 	o := opts()
-	o.Server, o.UpstreamTLS = srv, true
+	o.Server.Use, o.Server.TLS = srv, true
 	res, err := interleave.RunOnce(ctx, sc, o)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestUpstreamTLSVerifiedAgainstCA(t *testing.T) {
 	// verify-full against the system roots must refuse the throwaway CA,
 	// with one clear error before any attempt.
 	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", srv.Port())
-	_, err = interleave.RunOnce(ctx, sc, interleave.Options{DatabaseURL: url, UpstreamTLS: true, Stdout: &bytes.Buffer{}})
+	_, err = interleave.RunOnce(ctx, sc, interleave.Options{Server: interleave.ServerOptions{DatabaseURL: url, TLS: true}})
 	if err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("a server certificate from an unknown CA was accepted: %v", err)
 	}
@@ -76,7 +76,7 @@ func TestPasswordAuthenticationPassesThroughAndIsRedacted(t *testing.T) {
 				t.Fatal("no password was set")
 			}
 			o := opts()
-			o.Server = srv
+			o.Server.Use = srv
 			res, err := interleave.Explore(ctx, counter(false), o)
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +142,7 @@ func TestChannelBindingRequiredIsExplained(t *testing.T) {
 	}
 	sc.Actors[0].Run, sc.Actors[1].Run = strict, strict
 	o := opts()
-	o.Server, o.UpstreamTLS = srv, true
+	o.Server.Use, o.Server.TLS = srv, true
 	res, err := interleave.RunOnce(ctx, sc, o)
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func counter(fixed bool) interleave.Scenario {
 }
 
 func opts() interleave.Options {
-	return interleave.Options{Server: server, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	return interleave.Options{Server: interleave.ServerOptions{Use: server}}
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -192,7 +192,7 @@ func TestRowLockIsRecordedAsLockWait(t *testing.T) {
 		Invariant: func(context.Context, *pgx.Conn, []interleave.ActorResult) error { return nil },
 	}
 	o := opts()
-	o.MaxAttempts = 1
+	o.Search.MaxAttempts = 1
 	res, err := interleave.RunOnce(testCtx(t), sc, o)
 	if err != nil {
 		t.Fatal(err)

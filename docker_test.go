@@ -9,6 +9,7 @@ import (
 
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/internal/enginestandin"
+	"github.com/pginterleave/interleave/pgserver/docker"
 )
 
 // No Docker engine runs where this project is built. This test runs --docker
@@ -32,7 +33,7 @@ func TestDockerOptionFindsTheRaceAndRemovesTheContainer(t *testing.T) {
 	t.Setenv("DOCKER_HOST", engine.Host)
 
 	var stdout, stderr bytes.Buffer
-	o := interleave.Options{Docker: true, DockerImage: "postgres:16", Workers: 2, Stdout: &stdout, Stderr: &stderr}
+	o := interleave.Options{Search: interleave.SearchOptions{Workers: 2}, Server: interleave.ServerOptions{Provider: docker.Provider{Image: "postgres:16"}}}
 	res, err := interleave.Explore(testCtx(t), counter(false), o)
 	if err != nil {
 		t.Fatal(err)

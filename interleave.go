@@ -7,81 +7,103 @@
 // A scenario program is a main package that calls Main; `interleave run DIR`
 // builds and runs it. Explore, RunOnce, Replay and Minimize are the same
 // operations for Go code and tests (see package interleavetest).
+//
+// This package is the API and nothing else: the types are those of package
+// engine, which runs the attempts, and package search, which decides the
+// orders.
 package interleave
 
 import (
-	"context"
-	"fmt"
-	"regexp"
-
-	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/fingerprint"
+	"github.com/pginterleave/interleave/search"
 )
 
 // Scenario is a race to look for: a setup, 2 to 8 actors, and the rule that
 // must hold after all of them have finished.
-type Scenario struct {
-	Name string
-	// Setup prepares a fresh database on a direct connection (not proxied).
-	Setup func(ctx context.Context, db *pgx.Conn) error
-	// Actors run concurrently, each through its own proxy.
-	Actors []Actor
-	// Invariant judges the final state on a direct connection. A non-nil
-	// error is a violation; its message is the failure message.
-	Invariant func(ctx context.Context, db *pgx.Conn, results []ActorResult) error
-	// HandleActorErrors hands actor errors to the Invariant (in results)
-	// instead of ending the attempt as an actor error. Use it when an error
-	// is an expected outcome, such as a serialization failure or a deadlock.
-	HandleActorErrors bool
-}
+type Scenario = engine.Scenario
 
-// Actor is one concurrent participant. Run gets the connection string of
-// its own proxy; the value it returns is passed to the Invariant and kept in
-// the artifact (as JSON when it can be encoded).
-type Actor struct {
-	Name string
-	Run  func(ctx context.Context, connString string) (any, error)
-}
+// Actor is one concurrent participant: Run gets the connection string of
+// its own proxy; what it returns goes to the Invariant and the artifact.
+type Actor = engine.Actor
 
 // ActorResult is what one actor's Run returned.
-type ActorResult struct {
-	Actor string
-	Value any
-	Err   error
-}
+type ActorResult = engine.ActorResult
 
-var actorName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,47}$`)
+// Options configure where and how attempts run; the zero value is usable.
+// They are grouped by concern: Server, Proxy, Search, Capture, Output,
+// Source, and AttemptTimeout.
+type Options = engine.Options
 
-// Validate reports the first problem with s in words a user can act on.
-func (s *Scenario) Validate() error {
-	if s.Name == "" {
-		return fmt.Errorf("scenario has no Name")
-	}
-	if n := len(s.Actors); n < 2 || n > 8 {
-		return fmt.Errorf("scenario %s has %d actors; it needs 2 to 8", s.Name, n)
-	}
-	seen := map[string]bool{}
-	for i, a := range s.Actors {
-		if !actorName.MatchString(a.Name) {
-			return fmt.Errorf("scenario %s: actor %d has name %q; names start with a letter and use letters, digits, '_' and '-' (at most 48)", s.Name, i+1, a.Name)
-		}
-		if seen[a.Name] {
-			return fmt.Errorf("scenario %s: two actors are named %s", s.Name, a.Name)
-		}
-		seen[a.Name] = true
-		if a.Run == nil {
-			return fmt.Errorf("scenario %s: actor %s has no Run function", s.Name, a.Name)
-		}
-	}
-	if s.Invariant == nil {
-		return fmt.Errorf("scenario %s has no Invariant", s.Name)
-	}
-	return nil
-}
+// The groups of Options.
+type (
+	ServerOptions  = engine.ServerOptions
+	ProxyOptions   = engine.ProxyOptions
+	SearchOptions  = search.Options
+	CaptureOptions = engine.CaptureOptions
+	OutputOptions  = engine.OutputOptions
+	SourceOptions  = engine.SourceOptions
+)
 
-func (s *Scenario) actorNames() []string {
-	names := make([]string, len(s.Actors))
-	for i, a := range s.Actors {
-		names[i] = a.Name
-	}
-	return names
-}
+// ReplayOptions and MinimizeOptions add what a replay and a minimization
+// need to Options.
+type (
+	ReplayOptions   = engine.ReplayOptions
+	MinimizeOptions = engine.MinimizeOptions
+)
+
+// Results.
+type (
+	Result         = engine.Result
+	ReplayResult   = engine.ReplayResult
+	MinimizeResult = engine.MinimizeResult
+)
+
+// OrderStep names one executing command of an actor for an explicit order
+// (Options.Search.Order): Unit counts from 0.
+type OrderStep = search.OrderStep
+
+// CommandOptions configure a command actor.
+type CommandOptions = engine.CommandOptions
+
+// Outcome is how an attempt, a search, a replay or a minimization ended.
+type Outcome = engine.Outcome
+
+// Outcomes.
+const (
+	OutcomePass         = engine.OutcomePass
+	OutcomeViolation    = engine.OutcomeViolation
+	OutcomeActorError   = engine.OutcomeActorError
+	OutcomeHarnessError = engine.OutcomeHarnessError
+	OutcomeInconclusive = engine.OutcomeInconclusive
+	OutcomeIncompatible = engine.OutcomeIncompatible
+)
+
+// Exit codes: the command line's contract with CI.
+const (
+	ExitPass         = engine.ExitPass
+	ExitViolation    = engine.ExitViolation
+	ExitError        = engine.ExitError
+	ExitIncompatible = engine.ExitIncompatible
+	ExitInconclusive = engine.ExitInconclusive
+)
+
+// Profiles and modes for Options.
+const (
+	SingleProducer  = engine.SingleProducer
+	MultiProducer   = engine.MultiProducer
+	CaptureFailures = engine.CaptureFailures
+	CaptureAll      = engine.CaptureAll
+	CaptureOff      = engine.CaptureOff
+)
+
+// Version is Interleave's version, recorded in every artifact.
+const Version = fingerprint.Version
+
+// ErrHarness marks an Invariant error that is not a violation (the
+// invariant could not judge the attempt): wrap it and the attempt ends as a
+// harness error (exit 2).
+var ErrHarness = engine.ErrHarness
+
+// ErrIncompatible reports that a recording no longer applies.
+var ErrIncompatible = search.ErrIncompatible

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/cmd/cli"
 )
 
 // insertIfMissing is the race inside one statement: INSERT ... SELECT ...
@@ -50,7 +51,7 @@ func insertIfMissing() interleave.Scenario {
 func TestOverlapPairsFindTheOneStatementRace(t *testing.T) {
 	ctx := testCtx(t)
 	o := opts()
-	o.Workers = 1
+	o.Search.Workers = 1
 	// One at a time, every order passes: the race is not reachable.
 	res, err := interleave.Explore(ctx, insertIfMissing(), o)
 	if err != nil {
@@ -60,8 +61,8 @@ func TestOverlapPairsFindTheOneStatementRace(t *testing.T) {
 		t.Fatalf("without overlap: %s after %d attempts", res.Outcome, res.Summary.Attempted)
 	}
 	// With pairs the search releases both INSERTs together.
-	o.Overlap = "pairs"
-	o.KeepGoing = true
+	o.Search.Overlap = "pairs"
+	o.Search.KeepGoing = true
 	res, err = interleave.Explore(ctx, insertIfMissing(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestOverlapPairsFindTheOneStatementRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	r.Print(&out)
+	cli.PrintReplay(&out, r)
 	t.Log(out.String())
 	if !strings.Contains(out.String(), "may reproduce the failure only some of the time") || r.PairStep < 0 {
 		t.Fatalf("the replay does not say that a pair may not reproduce:\n%s", out.String())
@@ -103,7 +104,7 @@ func TestOverlapPairsFindTheOneStatementRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	m.Print(&out)
+	cli.PrintMinimize(&out, m)
 	t.Log(out.String())
 	if m.Outcome != interleave.OutcomeViolation || m.Before != 1 || m.After != 1 || !strings.Contains(out.String(), "pair") {
 		t.Fatalf("minimize of a pair failure: %s, %d -> %d choices:\n%s", m.Outcome, m.Before, m.After, out.String())

@@ -99,7 +99,7 @@ func firstErr(errs []error) error {
 func TestPoolIsScheduledAndReplayedTenTimes(t *testing.T) {
 	ctx := testCtx(t)
 	o := opts()
-	o.Connections = "multi-producer"
+	o.Proxy.Connections = "multi-producer"
 	sc := poolScenario()
 	res, err := interleave.RunOnce(ctx, sc, o)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 func TestExactReplayReproduces20Times(t *testing.T) {
 	ctx := testCtx(t)
 	o := opts()
-	o.ProgramDir, _ = os.Getwd()
+	o.Source.ProgramDir, _ = os.Getwd()
 	res, err := interleave.Explore(ctx, counter(false), o)
 	if err != nil || res.Outcome != interleave.OutcomeViolation {
 		t.Fatalf("record: %v %v", err, res)

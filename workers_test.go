@@ -31,7 +31,7 @@ func TestParallelWorkersExploreTheSameSchedules(t *testing.T) {
 	var got []string
 	for _, workers := range []int{1, 3} {
 		o := opts()
-		o.Workers, o.MaxAttempts = workers, 40
+		o.Search.Workers, o.Search.MaxAttempts = workers, 40
 		res, err := interleave.Explore(testCtx(t), sc, o)
 		if err != nil {
 			t.Fatal(err)

@@ -126,7 +126,7 @@ type Unit struct {
 	Protocol     string     `json:"protocol"` // simple, extended, function, stage
 	Messages     string     `json:"messages"` // client message types, e.g. "BES"
 	SQL          []string   `json:"sql"`
-	Params       [][]string `json:"params,omitempty"` // per Bind, text rendering
+	Params       [][]Param  `json:"params,omitempty"` // per Bind
 	Hash         string     `json:"hash"`
 	Prepare      bool       `json:"prepare,omitempty"`
 	BackendPID   uint32     `json:"backendPid"`

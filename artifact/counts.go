@@ -38,3 +38,14 @@ func (a *Artifact) ReleaseCounts() Counts {
 	}
 	return c
 }
+
+// HashString renders a unit's 64-bit byte hash as recorded: 16 hex digits.
+func HashString(h uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[h&15]
+		h >>= 4
+	}
+	return string(b[:])
+}

@@ -48,6 +48,35 @@ func Write(path string, a *Artifact, force bool) error {
 	return WriteFileAtomic(path, data, force)
 }
 
+// CheckWritable says, before any work starts, whether WriteFileAtomic could
+// write path at the end: it refuses an existing file without force, a
+// directory, and a parent directory that does not exist (it never creates
+// one).
+func CheckWritable(path string, force bool) error {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory; name a file to write", path)
+		}
+		if !force {
+			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+		}
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: its directory %s does not exist; create it first", path, dir)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory, so that a reader never sees half a file.
 func WriteFileAtomic(path string, data []byte, force bool) error {
@@ -73,7 +102,8 @@ func WriteFileAtomic(path string, data []byte, force bool) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	// Private: an artifact holds SQL, parameters and values of the database.
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
 		return err
 	}
 	if !force {

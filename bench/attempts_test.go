@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"testing"
 	"time"
 
@@ -21,10 +20,10 @@ import (
 func BenchmarkCounterAttempts(b *testing.B) {
 	for _, actors := range []int{2, 3} {
 		name := fmt.Sprintf("actors=%d/fifo-exhaustive", actors)
-		opts := interleave.Options{Server: server, Stdout: io.Discard, Stderr: io.Discard}
+		opts := interleave.Options{Server: interleave.ServerOptions{Use: server}}
 		if actors == 2 {
 			name = "actors=2/random-200"
-			opts.Strategy, opts.Seed, opts.MaxAttempts = "random", 1, 200
+			opts.Search.Strategy, opts.Search.Seed, opts.Search.MaxAttempts = "random", 1, 200
 		}
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()

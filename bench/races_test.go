@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"io"
 	"testing"
 
 	"github.com/pginterleave/interleave"
@@ -13,9 +12,9 @@ import (
 func TestRaceSuite(t *testing.T) {
 	for _, r := range Races() {
 		t.Run(r.Name, func(t *testing.T) {
-			o := interleave.Options{Server: server, Workers: 1, Stdout: io.Discard, Stderr: io.Discard}
+			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 1}}
 			if r.Overlap {
-				o.Overlap = "pairs"
+				o.Search.Overlap = "pairs"
 			}
 			res, err := interleave.Explore(context.Background(), r.Bug, o)
 			if err != nil {

@@ -1,6 +1,10 @@
 package capture
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/pginterleave/interleave/artifact"
+)
 
 // UnitInfo describes one release unit of the attempt the capture belongs to
 // (the caller converts the artifact's units).
@@ -83,18 +87,18 @@ type Message struct {
 	Length int    `json:"length"`          // bytes on the wire, type and length fields included
 	Count  int    `json:"count,omitempty"` // DataRow and CopyData runs: messages
 
-	SQL       string   `json:"sql,omitempty"`
-	Statement *string  `json:"statement,omitempty"`
-	Portal    *string  `json:"portal,omitempty"`
-	Params    []string `json:"params,omitempty"`
-	Target    string   `json:"target,omitempty"` // Describe, Close: statement or portal
-	Columns   []Column `json:"columns,omitempty"`
-	Tag       string   `json:"tag,omitempty"`
-	Severity  string   `json:"severity,omitempty"`
-	SQLState  string   `json:"sqlstate,omitempty"`
-	Text      string   `json:"message,omitempty"`
-	Status    string   `json:"status,omitempty"` // ReadyForQuery: I, T or E
-	Detail    string   `json:"detail,omitempty"`
+	SQL       string           `json:"sql,omitempty"`
+	Statement *string          `json:"statement,omitempty"`
+	Portal    *string          `json:"portal,omitempty"`
+	Params    []artifact.Param `json:"params,omitempty"`
+	Target    string           `json:"target,omitempty"` // Describe, Close: statement or portal
+	Columns   []Column         `json:"columns,omitempty"`
+	Tag       string           `json:"tag,omitempty"`
+	Severity  string           `json:"severity,omitempty"`
+	SQLState  string           `json:"sqlstate,omitempty"`
+	Text      string           `json:"message,omitempty"`
+	Status    string           `json:"status,omitempty"` // ReadyForQuery: I, T or E
+	Detail    string           `json:"detail,omitempty"`
 
 	Redacted    bool `json:"redacted,omitempty"`
 	Undecodable bool `json:"undecodable,omitempty"`

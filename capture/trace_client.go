@@ -235,7 +235,7 @@ func clientBind(m *Message, body []byte) error {
 		return err
 	}
 	m.Type, m.Statement, m.Portal = "Bind", strPtr(b.PreparedStatement), strPtr(b.DestinationPortal)
-	m.Params = renderValues(b.Parameters, b.ParameterFormatCodes)
+	m.Params = DecodeParams(b.Parameters, b.ParameterFormatCodes)
 	if len(b.ResultFormatCodes) > 0 {
 		m.Detail = "result formats " + formatCodes(b.ResultFormatCodes)
 	}
@@ -282,7 +282,7 @@ func clientFunctionCall(m *Message, body []byte) error {
 	if err := safeDecode(&f, body); err != nil {
 		return err
 	}
-	m.Type, m.Params = "FunctionCall", renderValues(f.Arguments, f.ArgFormatCodes)
+	m.Type, m.Params = "FunctionCall", DecodeParams(f.Arguments, f.ArgFormatCodes)
 	m.Detail = fmt.Sprintf("function oid %d", f.Function)
 	return nil
 }

@@ -293,7 +293,7 @@ func serverFunctionCallResponse(m *Message, body []byte) error {
 	if err := safeDecode(&f, body); err != nil {
 		return err
 	}
-	m.Type, m.Detail = "FunctionCallResponse", "result "+renderValue(f.Result, true)
+	m.Type, m.Detail = "FunctionCallResponse", "result "+decodeParam(f.Result, true).String()
 	return nil
 }
 

@@ -218,7 +218,7 @@ func TestTraceDecodesEveryPath(t *testing.T) {
 	if *c1[0].Statement != "s1" || !strings.HasPrefix(c1[0].SQL, "UPDATE t SET") || c1[0].Detail != "parameter types text, int4" {
 		t.Errorf("Parse: %+v", c1[0])
 	}
-	if *c1[1].Statement != "s1" || *c1[1].Portal != "" || strings.Join(c1[1].Params, "|") != `"bob"|\x00000005 (binary; as int4 5)` {
+	if *c1[1].Statement != "s1" || *c1[1].Portal != "" || paramList(c1[1].Params) != `"bob", \x00000005 (binary; as int4 5)` {
 		t.Errorf("Bind: %+v (params %q)", c1[1], c1[1].Params)
 	}
 	if c1[2].Target != "portal" || *c1[2].Portal != "" {
@@ -232,7 +232,7 @@ func TestTraceDecodesEveryPath(t *testing.T) {
 		t.Errorf("ErrorResponse: %+v", e)
 	}
 	// Unit 3: NULL rendered.
-	if p := ex[3].Client[0].Params; len(p) != 2 || p[0] != "NULL" {
+	if p := ex[3].Client[0].Params; len(p) != 2 || !p[0].Null || p[0].String() != "NULL" {
 		t.Errorf("unit 3 params %q", p)
 	}
 	// Unit 4: COPY data filed under the unit that started the COPY.

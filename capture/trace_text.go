@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pginterleave/interleave/artifact"
 )
 
 // WriteText writes the trace for a reader: per stream its start-up, then
@@ -193,7 +195,7 @@ func (m Message) fields() []string {
 		return []string{"sql: " + oneLine(m.SQL)}
 	case "Bind":
 		return []string{"portal " + quoteName(m.Portal) + " statement " + quoteName(m.Statement),
-			"params [" + strings.Join(m.Params, ", ") + "]"}
+			"params [" + paramList(m.Params) + "]"}
 	case "Describe", "Close":
 		if m.Target == "statement" {
 			return []string{"statement " + quoteName(m.Statement)}
@@ -202,7 +204,7 @@ func (m Message) fields() []string {
 	case "Execute":
 		return []string{"portal " + quoteName(m.Portal)}
 	case "FunctionCall":
-		return []string{"args [" + strings.Join(m.Params, ", ") + "]"}
+		return []string{"args [" + paramList(m.Params) + "]"}
 	case "RowDescription":
 		return []string{m.columns()}
 	case "DataRow":
@@ -256,4 +258,12 @@ func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r < 0x20 || r == 0x7f
 	}), " ")
+}
+
+func paramList(ps []artifact.Param) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ", ")
 }

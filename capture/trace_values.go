@@ -2,10 +2,13 @@ package capture
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pginterleave/interleave/artifact"
 )
 
 // safeDecode runs a pgproto3 decoder on untrusted bytes: a decoder that
@@ -38,11 +41,13 @@ func typeByte(b byte) string {
 
 func strPtr(s string) *string { return &s }
 
-// renderValues shows bind values or function arguments with their format
-// codes: none means all text, one applies to all, else one per value.
-func renderValues[F int16 | uint16](values [][]byte, formats []F) []string {
-	out := make([]string, len(values))
-	for i, p := range values {
+// DecodeParams reads bind values or function arguments with their format
+// codes (none means all text, one applies to all, else one per value) into
+// the record's structured form. Each value keeps at most
+// artifact.MaxParamBytes bytes.
+func DecodeParams[F int16 | uint16](values [][]byte, formats []F) []artifact.Param {
+	out := make([]artifact.Param, len(values))
+	for i, v := range values {
 		binaryFmt := false
 		switch len(formats) {
 		case 0:
@@ -51,61 +56,36 @@ func renderValues[F int16 | uint16](values [][]byte, formats []F) []string {
 		default:
 			binaryFmt = i < len(formats) && formats[i] == 1
 		}
-		out[i] = renderValue(p, binaryFmt)
+		out[i] = decodeParam(v, binaryFmt)
 	}
 	return out
 }
 
-// maxValue bounds a rendered parameter value.
-const maxValue = 200
-
-// renderValue shows one value: text-format values as quoted text, binary
-// ones (and text that is not UTF-8) as hex, with a reading as an integer
-// for 4 and 8 bytes, NULL as NULL.
-func renderValue(p []byte, binaryFmt bool) string {
-	if p == nil {
-		return "NULL"
+func decodeParam(v []byte, binaryFmt bool) artifact.Param {
+	if v == nil {
+		return artifact.Param{Null: true}
 	}
-	if !binaryFmt && utf8.Valid(p) {
-		if len(p) > maxValue {
-			cut := maxValue
-			for cut > 0 && !utf8.RuneStart(p[cut]) {
-				cut--
-			}
-			return strconv.Quote(string(p[:cut])) + fmt.Sprintf("… (%d bytes)", len(p))
+	p := artifact.Param{Binary: binaryFmt, Size: len(v)}
+	if !binaryFmt && utf8.Valid(v) {
+		cut := min(len(v), artifact.MaxParamBytes)
+		for cut < len(v) && cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
 		}
-		return strconv.Quote(string(p))
+		p.Text = string(v[:cut])
+		return p
 	}
-	s := hexValue(p)
-	switch {
-	case !binaryFmt:
-		return s + " (text, not UTF-8)"
-	case len(p) == 4:
-		// As the artifact renders them (unitsql.go): drivers send integers
-		// this way.
-		return s + " (binary; as int4 " + strconv.Itoa(int(int32(binary.BigEndian.Uint32(p)))) + ")"
-	case len(p) == 8:
-		return s + " (binary; as int8 " + strconv.FormatInt(int64(binary.BigEndian.Uint64(p)), 10) + ")"
+	p.Hex = hex.EncodeToString(v[:min(len(v), artifact.MaxParamBytes)])
+	if binaryFmt {
+		switch len(v) {
+		case 4:
+			n := int64(int32(binary.BigEndian.Uint32(v)))
+			p.Int = &n
+		case 8:
+			n := int64(binary.BigEndian.Uint64(v))
+			p.Int = &n
+		}
 	}
-	return s + " (binary)"
-}
-
-// hexValue shows p as \x and hex digits, cut at maxValue/2 bytes.
-func hexValue(p []byte) string {
-	const digits = "0123456789abcdef"
-	show := p
-	if len(show) > maxValue/2 {
-		show = show[:maxValue/2]
-	}
-	h := make([]byte, 2*len(show))
-	for i, c := range show {
-		h[2*i], h[2*i+1] = digits[c>>4], digits[c&15]
-	}
-	s := `\x` + string(h)
-	if len(show) < len(p) {
-		s += fmt.Sprintf("… (%d bytes)", len(p))
-	}
-	return s
+	return p
 }
 
 func formatCodes(codes []int16) string {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,9 +108,7 @@ func TestTsharkReadsTheCapture(t *testing.T) {
 		t.Fatalf("this test needs PostgreSQL's server binaries: %v", err)
 	}
 	defer srv.Close()
-	res, err := interleave.RunOnce(ctx, transferScenario(), interleave.Options{
-		Server: srv, Capture: "all", Stdout: io.Discard, Stderr: io.Discard,
-	})
+	res, err := interleave.RunOnce(ctx, transferScenario(), interleave.Options{Server: interleave.ServerOptions{Use: srv}, Capture: interleave.CaptureOptions{Mode: "all"}})
 	if err != nil {
 		t.Fatal(err)
 	}

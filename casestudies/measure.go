@@ -19,6 +19,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/search"
 )
 
 // Config are the numbers of a measurement; DefaultConfig is the one
@@ -153,21 +154,13 @@ func (m *Measurer) Options(c *Case, v Version, overlap string) interleave.Option
 	if workers <= 0 {
 		workers = 1
 	}
-	return interleave.Options{
-		Server:      m.Server,
-		Workers:     workers,
-		Overlap:     overlap,
-		SourceFiles: c.SourceFiles(m.Root, v),
-		SourceRoot:  m.Root,
-		Stdout:      io.Discard,
-		Stderr:      io.Discard,
-	}
+	return interleave.Options{Server: interleave.ServerOptions{Use: m.Server}, Search: interleave.SearchOptions{Workers: workers, Overlap: search.Overlap(overlap)}, Source: interleave.SourceOptions{Files: c.SourceFiles(m.Root, v), Root: m.Root}}
 }
 
 // Explore runs one search.
 func (m *Measurer) Explore(ctx context.Context, c *Case, v Version, overlap string, budget int, keepGoing bool) (*Search, error) {
 	o := m.Options(c, v, overlap)
-	o.MaxAttempts, o.KeepGoing = budget, keepGoing
+	o.Search.MaxAttempts, o.Search.KeepGoing = budget, keepGoing
 	sc := c.Scenario(m.Root, v)
 	var mu sync.Mutex
 	messages := map[string]int{}

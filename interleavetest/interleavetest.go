@@ -24,6 +24,7 @@ import (
 
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -64,21 +65,14 @@ func Server() pgserver.Server {
 }
 
 func prepare(opts interleave.Options) interleave.Options {
-	if opts.Server == nil && shared != nil && opts.DatabaseURL == "" && os.Getenv("TEST_DATABASE_URL") == "" {
-		opts.Server = shared
+	if opts.Server.Use == nil && shared != nil && opts.Server.DatabaseURL == "" && os.Getenv("TEST_DATABASE_URL") == "" {
+		opts.Server.Use = shared
 	}
-	if opts.ProgramDir == "" {
-		opts.ProgramDir, _ = os.Getwd()
-	}
-	if opts.Stdout == nil {
-		opts.Stdout = devNull{}
+	if opts.Source.ProgramDir == "" {
+		opts.Source.ProgramDir, _ = os.Getwd()
 	}
 	return opts
 }
-
-type devNull struct{}
-
-func (devNull) Write(p []byte) (int, error) { return len(p), nil }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
@@ -98,7 +92,7 @@ func Explore(t testing.TB, sc interleave.Scenario, opts interleave.Options) *int
 		t.Fatalf("interleave: %v", err)
 	}
 	var summary strings.Builder
-	res.Print(&summary)
+	cli.PrintExplore(&summary, res)
 	switch res.Outcome {
 	case interleave.OutcomePass:
 		t.Logf("interleave: %s", strings.TrimSpace(summary.String()))
@@ -165,7 +159,7 @@ func Replay(t testing.TB, sc interleave.Scenario, path string, opts interleave.O
 		}
 	}
 	var summary strings.Builder
-	res.Print(&summary)
+	cli.PrintReplay(&summary, res)
 	switch res.Outcome {
 	case interleave.OutcomeViolation, interleave.OutcomeActorError:
 		t.Errorf("interleave: the failure recorded in %s still happens:\n%s", path, summary.String())

@@ -60,7 +60,7 @@ func TestHelperChild(t *testing.T) {
 	if dir == "" {
 		return // a helper process (as in os/exec's tests), not a test of its own
 	}
-	o := interleave.Options{ProgramDir: os.Getenv("INTERLEAVETEST_PKG_DIR")}
+	o := interleave.Options{Source: interleave.SourceOptions{ProgramDir: os.Getenv("INTERLEAVETEST_PKG_DIR")}}
 	os.Chdir(dir) // artifacts go to dir/testdata/interleave
 	switch os.Getenv("INTERLEAVETEST_CHILD") {
 	case "explore-bug":

@@ -35,3 +35,6 @@ func ParseProfile(s string) (Profile, error) {
 	}
 	return 0, fmt.Errorf("unknown protocol profile %q (known: sync-cycle, flush-stages)", s)
 }
+
+// Set implements flag.Value.
+func (p *Profile) Set(v string) (err error) { *p, err = ParseProfile(v); return err }

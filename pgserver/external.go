@@ -61,6 +61,9 @@ func OpenExternal(ctx context.Context, rawURL string, upstreamTLS *tls.Config) (
 	return e, nil
 }
 
+// RedactURLError is err's message with any password in a URL removed.
+func RedactURLError(err error) string { return redactURLError(err) }
+
 func redactURLError(err error) string {
 	// pgx errors can echo the connection string; never print a password.
 	s := err.Error()

@@ -76,6 +76,10 @@ var testSpeedSettings = [][2]string{
 	{"log_min_messages", "warning"},
 }
 
+// TestSpeedSettings returns the settings of every throwaway server
+// (name, value), for servers started some other way (a container).
+func TestSpeedSettings() [][2]string { return append([][2]string(nil), testSpeedSettings...) }
+
 // StartLocal initialises and starts a throwaway cluster. On error nothing is
 // left behind.
 func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {

@@ -54,3 +54,15 @@ func newDatabaseName() string {
 	}
 	return "interleave_" + hex.EncodeToString(b[:])
 }
+
+// Provider starts a throwaway server some other way than from local binaries
+// (a container: package pgserver/docker) for one run; the run closes it.
+type Provider interface {
+	Start(ctx context.Context, req ProviderRequest) (Server, error)
+}
+
+// ProviderRequest is what a run needs of the server it asks for.
+type ProviderRequest struct {
+	MaxConnections int
+	TLS            bool // proxies will reach it over TLS
+}

@@ -90,7 +90,7 @@ func recordReservation(t *testing.T, ctx context.Context) *artifact.Artifact {
 		t.Fatalf("this test needs PostgreSQL's server binaries (scripts/ensure-deps postgres): %v", err)
 	}
 	defer srv.Close()
-	res, err := interleave.RunOnce(ctx, reservation(), interleave.Options{Server: srv, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+	res, err := interleave.RunOnce(ctx, reservation(), interleave.Options{Server: interleave.ServerOptions{Use: srv}})
 	if err != nil {
 		t.Fatal(err)
 	}

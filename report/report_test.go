@@ -45,8 +45,8 @@ func sample() *artifact.Artifact {
 		},
 		Units: []artifact.Unit{
 			{Actor: "alice", Unit: 0, Protocol: "simple", Messages: "Q", SQL: []string{"begin"}, ReleaseStep: 0, Completed: true, Tags: []string{"BEGIN"}, TxStatus: "T", PendingUS: 10, ReleasedUS: 20, CompletedUS: 30},
-			{Actor: "alice", Unit: 1, Protocol: "simple", Messages: "Q", SQL: []string{"SELECT v FROM t WHERE id = 1 FOR UPDATE"}, Params: [][]string{{}}, ReleaseStep: 1, Completed: true, Tags: []string{"SELECT 1"}, Rows: 1, TxStatus: "T"},
-			{Actor: "bob", Unit: 0, Protocol: "extended", Messages: "PBDES", SQL: []string{hostile}, Params: [][]string{{"<!-- x", "</script>"}}, ReleaseStep: 2, Pair: true, Completed: true, Tags: []string{"SELECT 1"}, Rows: 1, TxStatus: "I"},
+			{Actor: "alice", Unit: 1, Protocol: "simple", Messages: "Q", SQL: []string{"SELECT v FROM t WHERE id = 1 FOR UPDATE"}, Params: [][]artifact.Param{{}}, ReleaseStep: 1, Completed: true, Tags: []string{"SELECT 1"}, Rows: 1, TxStatus: "T"},
+			{Actor: "bob", Unit: 0, Protocol: "extended", Messages: "PBDES", SQL: []string{hostile}, Params: [][]artifact.Param{{{Text: "<!-- x", Size: 6}, {Text: "</script>", Size: 9}}}, ReleaseStep: 2, Pair: true, Completed: true, Tags: []string{"SELECT 1"}, Rows: 1, TxStatus: "I"},
 			{Actor: "alice", Unit: 2, Protocol: "simple", Messages: "Q", SQL: []string{"SELECT 1/0 -- <!-- comment"}, ReleaseStep: 2, Pair: true, Completed: true, SQLState: "22012", Error: "division by zero", TxStatus: "E"},
 			{Actor: "bob", Unit: 1, Protocol: "simple", Messages: "Q", SQL: []string{"UPDATE t SET v = v + 1 WHERE id = 1"}, ReleaseStep: 3, Completed: true, Tags: []string{"UPDATE 1"}, Rows: 1, TxStatus: "I",
 				LockWaits: []artifact.LockWait{{Step: 3, AtUS: 500, BlockingActors: []string{"alice"}, BlockingPIDs: []uint32{42}}}},
@@ -104,7 +104,7 @@ func TestRenderEmbedsTheArtifact(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the embedded JSON is not a valid artifact: %v", err)
 	}
-	if got.Outcome.Message != a.Outcome.Message || got.Units[2].SQL[0] != hostile || got.Units[2].Params[0][1] != "</script>" || string(got.Actors[0].Value) != `"\u003c/script\u003e\u003c!--\u2028"` {
+	if got.Outcome.Message != a.Outcome.Message || got.Units[2].SQL[0] != hostile || got.Units[2].Params[0][1].Text != "</script>" || string(got.Actors[0].Value) != `"\u003c/script\u003e\u003c!--\u2028"` {
 		t.Fatalf("the embedded artifact differs: message %q, SQL %q, params %q, value %s", got.Outcome.Message, got.Units[2].SQL, got.Units[2].Params, got.Actors[0].Value)
 	}
 	var v string

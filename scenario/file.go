@@ -67,7 +67,7 @@ func Parse(path string, data []byte) (*Loaded, error) {
 	}
 	files := sourceFiles(abs, cfg)
 	opts := cfg.options
-	opts.SourceFiles, opts.SourceRoot = files, dir
+	opts.Source.Files, opts.Source.Root = files, dir
 	return &Loaded{
 		Path:              path,
 		Scenario:          cfg.scenario(),

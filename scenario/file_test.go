@@ -67,11 +67,11 @@ func TestLoadFileReadsEveryPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, _ := filepath.Abs("testdata/ledger")
-	if l.SourceRoot != dir || l.Options.SourceRoot != dir {
-		t.Fatalf("source root %q / %q, want %q", l.SourceRoot, l.Options.SourceRoot, dir)
+	if l.SourceRoot != dir || l.Options.Source.Root != dir {
+		t.Fatalf("source root %q / %q, want %q", l.SourceRoot, l.Options.Source.Root, dir)
 	}
 	var rel []string
-	for _, f := range l.Options.SourceFiles {
+	for _, f := range l.Options.Source.Files {
 		r, _ := filepath.Rel(dir, f)
 		rel = append(rel, r)
 	}
@@ -80,7 +80,7 @@ func TestLoadFileReadsEveryPart(t *testing.T) {
 	if want := []string{"ledger.yaml", "schema.sql", "seed.sh", "post.sh", "package-lock.json"}; !reflect.DeepEqual(rel, want) {
 		t.Fatalf("source files %v, want %v", rel, want)
 	}
-	if l.Options.MaxAttempts != 10 || l.Options.Strategy != "dfs" {
+	if l.Options.Search.MaxAttempts != 10 || l.Options.Search.Strategy != "dfs" {
 		t.Fatalf("options %+v", l.Options)
 	}
 	if names := []string{l.Scenario.Actors[0].Name, l.Scenario.Actors[1].Name}; names[0] != "alice" || names[1] != "bob" {
@@ -92,14 +92,9 @@ func TestLoadFileReadsEveryPart(t *testing.T) {
 }
 
 func opts(o interleave.Options) interleave.Options {
-	o.Server = interleavetest.Server()
-	o.Stdout = devNull{}
+	o.Server.Use = interleavetest.Server()
 	return o
 }
-
-type devNull struct{}
-
-func (devNull) Write(p []byte) (int, error) { return len(p), nil }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -126,7 +121,7 @@ func TestYAMLCounterFindsReplaysAndDetectsChanges(t *testing.T) {
 	}
 	art := filepath.Join(dir, "failure.json")
 	o := opts(l.Options)
-	o.Out = art
+	o.Output.Out = art
 	res, err := interleave.Explore(testCtx(t), l.Scenario, o)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"flag"
 	"fmt"
 	"time"
 
@@ -159,7 +160,7 @@ func (c *fileConfig) decodeOptions(d *decoder, n ast.Node) error {
 	if d.isNull(n) {
 		return nil
 	}
-	fields, err := d.mapping(n, "options", "connections", "protocol-profile", "attempt-timeout", "max-runs", "max-time", "max-depth", "overlap", "strategy")
+	fields, err := d.mapping(n, "options", "connections", "protocol-profile", "attempt-timeout", "max-runs", "max-time", "max-depth", "overlap", "strategy", "reduction")
 	if err != nil {
 		return err
 	}
@@ -174,30 +175,41 @@ func (c *fileConfig) decodeOptions(d *decoder, n ast.Node) error {
 		}
 		return v, nil
 	}
+	// set checks the name against the allowed ones (for a positioned
+	// error), then parses it into the option's type.
+	set := func(f field, v flag.Value, allowed ...string) error {
+		name, err := oneOf(f, allowed...)
+		if err != nil {
+			return err
+		}
+		return v.Set(name)
+	}
 	for _, f := range fields {
 		var dur time.Duration
 		switch f.key {
 		case "connections":
-			o.Connections, err = oneOf(f, "single-producer", "multi-producer")
+			err = set(f, &o.Proxy.Connections, "single-producer", "multi-producer")
 		case "protocol-profile":
-			o.ProtocolProfile, err = oneOf(f, "sync-cycle", "flush-stages")
+			err = set(f, &o.Proxy.Protocol, "sync-cycle", "flush-stages")
 		case "overlap":
 			if d.isNull(f.value) {
 				continue
 			}
-			o.Overlap, err = oneOf(f, "", "pairs")
+			err = set(f, &o.Search.Overlap, "", "none", "pairs")
+		case "reduction":
+			err = set(f, &o.Search.Reduction, "por", "none")
 		case "strategy":
-			o.Strategy, err = oneOf(f, "fifo", "dfs", "random", "pct")
+			err = set(f, &o.Search.Strategy, "fifo", "dfs", "random", "pct")
 		case "attempt-timeout":
 			dur, err = d.duration(f.value, f.key)
 			o.AttemptTimeout = dur
 		case "max-time":
 			dur, err = d.duration(f.value, f.key)
-			o.MaxTime = dur
+			o.Search.MaxTime = dur
 		case "max-runs":
-			o.MaxAttempts, err = d.integer(f.value, f.key)
+			o.Search.MaxAttempts, err = d.integer(f.value, f.key)
 		case "max-depth":
-			o.MaxDepth, err = d.integer(f.value, f.key)
+			o.Search.MaxDepth, err = d.integer(f.value, f.key)
 		}
 		if err != nil {
 			return err

@@ -195,9 +195,9 @@ func TestDeadlockSimpleRecordsTheLockWait(t *testing.T) {
 	}
 	perms, _ := spec.permutationsToRun()
 	o := opts(interleave.Options{})
-	pool := newDBPool(o.Server, false)
+	pool := newDBPool(o.Server.Use, false)
 	defer pool.Close()
-	o.Server = pool
+	o.Server.Use = pool
 	out, code, err := spec.runPermutation(testCtx(t), perms[0], o)
 	if err != nil || code != 0 {
 		t.Fatalf("exit %d: %v", code, err)

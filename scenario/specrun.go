@@ -74,11 +74,11 @@ func renderSpec(ctx context.Context, spec *Spec, opts interleave.Options) (strin
 	if err != nil {
 		return "", interleave.ExitError, err
 	}
-	workers := opts.Workers
+	workers := opts.Search.Workers
 	if workers <= 0 {
 		workers = min(runtime.NumCPU(), 4)
 	}
-	srv, own := opts.Server, false
+	srv, own := opts.Server.Use, false
 	if srv == nil {
 		if srv, err = openServer(ctx, opts, workers); err != nil {
 			return "", interleave.ExitError, err
@@ -87,7 +87,7 @@ func renderSpec(ctx context.Context, spec *Spec, opts interleave.Options) (strin
 	}
 	pool := newDBPool(srv, own)
 	defer pool.Close()
-	opts.Server = pool
+	opts.Server.Use = pool
 	outs := make([]*permOutput, len(perms))
 	codes := make([]int, len(perms))
 	errs := make([]error, len(perms))
@@ -134,14 +134,14 @@ func renderSpec(ctx context.Context, spec *Spec, opts interleave.Options) (strin
 // openServer starts the managed server (or opens the dedicated one) that
 // every permutation shares.
 func openServer(ctx context.Context, opts interleave.Options, workers int) (pgserver.Server, error) {
-	url := opts.DatabaseURL
+	url := opts.Server.DatabaseURL
 	if url == "" {
 		url = os.Getenv("TEST_DATABASE_URL")
 	}
 	if url != "" {
 		return pgserver.OpenExternal(ctx, url, nil)
 	}
-	return pgserver.StartLocal(ctx, pgserver.LocalOptions{BinDir: opts.PGBin, MaxConnections: 20 + workers*(maxSessions+4)})
+	return pgserver.StartLocal(ctx, pgserver.LocalOptions{BinDir: opts.Server.PGBin, MaxConnections: 20 + workers*(maxSessions+4)})
 }
 
 // runPermutation runs one permutation in exactly its order: the sessions'
@@ -208,7 +208,7 @@ func (s *Spec) runPermutation(ctx context.Context, perm []PermutationStep, opts 
 		sc.Actors = append(sc.Actors, interleave.Actor{Name: names[len(names)-1], Run: func(context.Context, string) (any, error) { return nil, nil }})
 	}
 	o := opts
-	o.Order, o.Out, o.Capture, o.Progress = order, "", "off", false
+	o.Search.Order, o.Output.Out, o.Capture.Mode = order, "", interleave.CaptureOff
 	res, err := interleave.RunOnce(ctx, sc, o)
 	if err != nil {
 		return nil, interleave.ExitError, err

@@ -116,7 +116,7 @@ func unitSQLWithLiterals(u *artifact.Unit) (string, []string) {
 			[]string{fmt.Sprintf("%s#%d.%d ran no SQL the capture could name; its step is a placeholder", u.Actor, u.Conn, u.Unit)}
 	}
 	var notes []string
-	var params []string
+	var params []artifact.Param
 	if len(u.Params) > 0 {
 		params = u.Params[0]
 	}
@@ -129,7 +129,7 @@ func unitSQLWithLiterals(u *artifact.Unit) (string, []string) {
 			}
 			lit, ok := literal(params[n-1])
 			if !ok {
-				notes = append(notes, fmt.Sprintf("%s#%d.%d: parameter %s was sent in binary (%s); check its literal", u.Actor, u.Conn, u.Unit, m, params[n-1]))
+				notes = append(notes, fmt.Sprintf("%s#%d.%d: parameter %s (%s) has no exact literal; check it", u.Actor, u.Conn, u.Unit, m, params[n-1]))
 			}
 			return lit
 		})
@@ -142,20 +142,20 @@ func unitSQLWithLiterals(u *artifact.Unit) (string, []string) {
 	return strings.Join(out, "; "), notes
 }
 
-// literal turns the record's rendering of a parameter into SQL: NULL, a
-// quoted string (PostgreSQL resolves its type from the context), or the
-// integer a binary int4/int8 held; ok is false for other binary values.
-func literal(p string) (string, bool) {
-	if p == "NULL" {
+// literal turns a recorded parameter into SQL: NULL, a quoted string
+// (PostgreSQL resolves its type from the context), or the integer a binary
+// int4/int8 held; ok is false for other binary values (written as a bytea
+// literal) and for values the record cut short.
+func literal(p artifact.Param) (string, bool) {
+	switch {
+	case p.Null:
 		return "NULL", true
+	case p.Int != nil:
+		return strconv.FormatInt(*p.Int, 10), true
+	case p.Binary || p.Hex != "":
+		return `'\x` + p.Hex + "'", false
 	}
-	if hex, typ, val, ok := artifact.BinaryParam(p); ok {
-		if typ != "" {
-			return val, true
-		}
-		return "'" + hex + "'", false
-	}
-	return "'" + strings.ReplaceAll(p, "'", "''") + "'", true
+	return "'" + strings.ReplaceAll(p.Text, "'", "''") + "'", !p.Cut()
 }
 
 func indentBlock(s string) string {

@@ -100,13 +100,13 @@ func TestSpecFromArtifactSaysWhatItCannotCarry(t *testing.T) {
 	a := res.Artifact
 	for i := range a.Units {
 		if a.Units[i].Actor == "bob" && len(a.Units[i].Params) > 0 && strings.HasPrefix(a.Units[i].SQL[0], "UPDATE") {
-			a.Units[i].Params[0][0] = `\x0102030405 (binary)`
+			a.Units[i].Params[0][0] = artifact.Param{Binary: true, Hex: "0102030405", Size: 5}
 			a.Units[i].Pair = true
 		}
 	}
 	_, notes := SpecFromArtifact(a, "")
 	joined := strings.Join(notes, "\n")
-	for _, want := range []string{"setup block is empty", "parameter $1 was sent in binary", "released in a pair"} {
+	for _, want := range []string{"setup block is empty", "parameter $1 (\\x0102030405 (binary)) has no exact literal", "released in a pair"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("notes lack %q:\n%s", want, joined)
 		}

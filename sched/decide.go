@@ -99,6 +99,13 @@ func (a *Attempt) Run(ctx context.Context) error {
 			continue
 		}
 		if err := a.decideLocked(cands, lanes); err != nil {
+			if errors.Is(err, ErrWaitForMore) {
+				// Wait for the next event; a short timer bounds the wait in
+				// case none comes, so that the policy can give up.
+				a.mu.Unlock()
+				wait(a.cfg.PollMax)
+				continue
+			}
 			a.abortLocked(err)
 			a.mu.Unlock()
 			continue

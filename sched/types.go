@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -36,6 +37,12 @@ type Decision struct {
 	Choice     bool
 	Blocked    []UnitRef
 }
+
+// ErrWaitForMore is what a policy returns when the units it expects at this
+// decision are not all pending yet (a connection pool whose other goroutine
+// has not sent its command): the decider waits for the next event and asks
+// again. The policy bounds how long it keeps asking.
+var ErrWaitForMore = errors.New("wait for more pending units")
 
 // Policy chooses releases. Choose gets the candidates in default-policy
 // order (FIFO: earliest pending first, ties by actor then connection), so

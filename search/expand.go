@@ -19,7 +19,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 		for i := 1; i < len(d.Candidates); i++ {
 			choices = append(choices, []sched.UnitRef{d.Candidates[i].Ref})
 		}
-		if e.opts.Overlap {
+		if e.opts.Overlap == Pairs {
 			for _, pr := range overlapPairs(d.Candidates) {
 				choices = append(choices, []sched.UnitRef{d.Candidates[pr[0]].Ref, d.Candidates[pr[1]].Ref})
 			}
@@ -83,10 +83,10 @@ func (e *explorer) drawnPolicy(seq int) sched.Policy {
 	k, actors := e.maxSteps, e.actors
 	e.mu.Unlock()
 	rng := attemptRand(e.opts.Seed, seq)
-	if e.opts.Strategy == "pct" {
-		return newPCTPolicy(rng, actors, e.opts.Depth, k, e.opts.Overlap)
+	if e.opts.Strategy == PCT {
+		return newPCTPolicy(rng, actors, e.opts.Depth, k, e.opts.Overlap == Pairs)
 	}
-	return &randomPolicy{rng: rng, overlap: e.opts.Overlap}
+	return &randomPolicy{rng: rng, overlap: e.opts.Overlap == Pairs}
 }
 
 // scheduleSignature hashes the released units in order.

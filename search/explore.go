@@ -8,18 +8,13 @@ import (
 )
 
 // Explore runs the search to a stop.
-func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
-	if opts.Strategy == "" {
-		opts.Strategy = "fifo"
+func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summary, error) {
+	var err error
+	if opts.Strategy, err = ParseStrategy(string(opts.Strategy)); err != nil {
+		return nil, err
 	}
-	switch opts.Strategy {
-	case "fifo", "dfs":
-	case "random", "pct":
-		if opts.MaxAttempts == 0 && opts.MaxTime == 0 {
-			opts.MaxAttempts = DefaultSampledAttempts
-		}
-	default:
-		return nil, fmt.Errorf("unknown search strategy %q (known: fifo, dfs, random, pct)", opts.Strategy)
+	if opts.Strategy.Sampled() && opts.MaxAttempts == 0 && opts.MaxTime == 0 {
+		opts.MaxAttempts = DefaultSampledAttempts
 	}
 	if opts.Depth == 0 {
 		opts.Depth = 2
@@ -38,12 +33,13 @@ func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
 	}
 	e := &explorer{
 		opts:      opts,
+		hooks:     hooks,
 		run:       run,
 		start:     time.Now(),
-		front:     &frontier{dfs: opts.Strategy == "dfs"},
+		front:     &frontier{dfs: opts.Strategy == DFS},
 		inflight:  map[int]running{},
 		seenSched: map[uint64]bool{},
-		sampled:   opts.Strategy == "random" || opts.Strategy == "pct",
+		sampled:   opts.Strategy.Sampled(),
 		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1},
 	}
 	e.cond = sync.NewCond(&e.mu)
@@ -53,6 +49,7 @@ func Explore(ctx context.Context, opts Options, run RunFunc) (*Summary, error) {
 
 type explorer struct {
 	opts  Options
+	hooks Hooks
 	run   RunFunc
 	start time.Time
 
@@ -181,11 +178,11 @@ func (e *explorer) next() (*node, int) {
 }
 
 func (e *explorer) worker(ctx context.Context, w int) {
-	if w > 0 && e.opts.StartWorker != nil {
+	if w > 0 && e.hooks.StartWorker != nil {
 		if !e.awaitFirstAttempt() {
 			return
 		}
-		if err := e.opts.StartWorker(ctx, w); err != nil {
+		if err := e.hooks.StartWorker(ctx, w); err != nil {
 			if ctx.Err() != nil {
 				return // cancelled: the search stops for that reason
 			}
@@ -227,8 +224,8 @@ func (e *explorer) worker(ctx context.Context, w int) {
 		e.record(n, seq, rep)
 		delete(e.inflight, seq)
 		e.cond.Broadcast()
-		if e.opts.Progress != nil {
-			e.opts.Progress(Progress{Attempts: e.sum.Attempted, Violations: e.sum.Failures, Frontier: e.front.Len(), Elapsed: time.Since(e.start)})
+		if e.hooks.Progress != nil {
+			e.hooks.Progress(Progress{Attempts: e.sum.Attempted, Violations: e.sum.Failures, Frontier: e.front.Len(), Elapsed: time.Since(e.start)})
 		}
 		e.mu.Unlock()
 	}

@@ -69,11 +69,11 @@ func TestExploreEnumeratesEveryOrderOnce(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		seen := map[string]int{}
-		strategy := "fifo"
+		strategy := FIFO
 		if tc.dfs {
-			strategy = "dfs"
+			strategy = DFS
 		}
-		sum, err := Explore(context.Background(), Options{Strategy: strategy, Workers: tc.workers}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+		sum, err := Explore(context.Background(), Options{Strategy: strategy, Workers: tc.workers}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
 			ds, order, err := simulate(tc.units, p)
 			if err != nil {
 				return Report{Diverged: true}
@@ -100,7 +100,7 @@ func TestExploreEnumeratesEveryOrderOnce(t *testing.T) {
 
 func TestExploreOrderIsFewestChoicesFirstAndBudgeted(t *testing.T) {
 	var depths []int
-	sum, _ := Explore(context.Background(), Options{MaxAttempts: 10}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+	sum, _ := Explore(context.Background(), Options{MaxAttempts: 10}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
 		ds, _, _ := simulate([]int{3, 3}, p)
 		depths = append(depths, plan.Depth())
 		return Report{Decisions: ds}
@@ -114,14 +114,14 @@ func TestExploreOrderIsFewestChoicesFirstAndBudgeted(t *testing.T) {
 }
 
 func TestExploreStopsAtFirstFailureAndDepthBound(t *testing.T) {
-	sum, _ := Explore(context.Background(), Options{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+	sum, _ := Explore(context.Background(), Options{}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
 		ds, order, _ := simulate([]int{2, 2}, p)
 		return Report{Decisions: ds, Failed: order == "a1 a2 b1 b2"}
 	})
 	if sum.Failures != 1 || sum.StopReason != StopFailure || sum.FirstFailure < 0 {
 		t.Fatalf("summary %+v", sum)
 	}
-	sum, _ = Explore(context.Background(), Options{MaxDepth: 1}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+	sum, _ = Explore(context.Background(), Options{MaxDepth: 1}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
 		ds, _, _ := simulate([]int{2, 2}, p)
 		return Report{Decisions: ds}
 	})
@@ -134,7 +134,7 @@ func TestRandomSearchIsReproducibleBySeed(t *testing.T) {
 	run := func(seed int64, workers int) []string {
 		var mu sync.Mutex
 		orders := map[int]string{}
-		sum, err := Explore(context.Background(), Options{Strategy: "random", Seed: seed, MaxAttempts: 30, Workers: workers}, func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
+		sum, err := Explore(context.Background(), Options{Strategy: "random", Seed: seed, MaxAttempts: 30, Workers: workers}, Hooks{}, func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
 			ds, order, _ := simulate([]int{3, 3, 2}, p)
 			mu.Lock()
 			orders[seq] = order
@@ -166,7 +166,7 @@ func TestRandomSearchIsReproducibleBySeed(t *testing.T) {
 // b2 c2 misses it): PCT with depth 2 finds it with probability at least
 // 1/(n*k) = 1/18 per attempt.
 func TestPCTFindsDepthTwoBug(t *testing.T) {
-	sum, err := Explore(context.Background(), Options{Strategy: "pct", Depth: 2, Seed: 1, MaxAttempts: 200}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+	sum, err := Explore(context.Background(), Options{Strategy: "pct", Depth: 2, Seed: 1, MaxAttempts: 200}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
 		ds, order, _ := simulate([]int{2, 2, 2}, p)
 		i, j, k := strings.Index(order, "b1"), strings.Index(order, "a1"), strings.Index(order, "b2")
 		return Report{Decisions: ds, Failed: i < j && j < k}
@@ -182,7 +182,7 @@ func TestPCTFindsDepthTwoBug(t *testing.T) {
 
 func TestOverlapPairsAreExplored(t *testing.T) {
 	var pairs int
-	sum, _ := Explore(context.Background(), Options{Overlap: true}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+	sum, _ := Explore(context.Background(), Options{Overlap: Pairs}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
 		for _, c := range plan.Choices {
 			if len(c.Units) == 2 {
 				pairs++
@@ -202,7 +202,7 @@ func TestOverlapPairsAreExplored(t *testing.T) {
 }
 
 func TestFrontierByteBudgetIsHonest(t *testing.T) {
-	sum, _ := Explore(context.Background(), Options{FrontierBytes: 2000}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+	sum, _ := Explore(context.Background(), Options{FrontierBytes: 2000}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
 		ds, _, _ := simulate([]int{3, 3}, p)
 		return Report{Decisions: ds}
 	})
@@ -218,7 +218,7 @@ func TestShardsPartitionTheSpace(t *testing.T) {
 	total := 0
 	for k := 1; k <= 3; k++ {
 		var mu sync.Mutex
-		sum, err := Explore(context.Background(), Options{Shard: k, Shards: 3, Workers: 2}, func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
+		sum, err := Explore(context.Background(), Options{Shard: k, Shards: 3, Workers: 2}, Hooks{}, func(_ context.Context, _, seq int, _ Plan, p sched.Policy) Report {
 			ds, order, _ := simulate(units, p)
 			mu.Lock()
 			if seq > 0 || k == 1 {
@@ -255,8 +255,7 @@ func TestWorkersStartAfterTheFirstAttemptWithoutHoldingPlans(t *testing.T) {
 	var starting sync.WaitGroup
 	starting.Add(2)
 	byWorker := map[int]int{}
-	sum, err := Explore(context.Background(), Options{
-		Workers: 3,
+	sum, err := Explore(context.Background(), Options{Workers: 3}, Hooks{
 		StartWorker: func(ctx context.Context, w int) error {
 			mu.Lock()
 			started = append(started, w)
@@ -298,7 +297,7 @@ func TestWorkersStartAfterTheFirstAttemptWithoutHoldingPlans(t *testing.T) {
 	// A search that fails at once starts no other worker; a worker that
 	// cannot start stops the search with its error.
 	calls := 0
-	sum, _ = Explore(context.Background(), Options{Workers: 3, StartWorker: func(context.Context, int) error { calls++; return nil }},
+	sum, _ = Explore(context.Background(), Options{Workers: 3}, Hooks{StartWorker: func(context.Context, int) error { calls++; return nil }},
 		func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
 			ds, _, _ := simulate([]int{2, 2}, p)
 			return Report{Decisions: ds, Failed: true}
@@ -307,7 +306,7 @@ func TestWorkersStartAfterTheFirstAttemptWithoutHoldingPlans(t *testing.T) {
 		t.Errorf("fail-at-once search: %d workers started, %d failures; want 0 and 1", calls, sum.Failures)
 	}
 	startCalled := make(chan struct{})
-	sum, _ = Explore(context.Background(), Options{Workers: 2, StartWorker: func(context.Context, int) error {
+	sum, _ = Explore(context.Background(), Options{Workers: 2}, Hooks{StartWorker: func(context.Context, int) error {
 		close(startCalled)
 		return errors.New("no more databases")
 	}},
@@ -327,8 +326,8 @@ func TestWorkersStartAfterTheFirstAttemptWithoutHoldingPlans(t *testing.T) {
 // race inside one statement (two one-statement actors, a1 and b1 executing at
 // once); without overlap it never pairs.
 func TestPCTPairsWithOverlap(t *testing.T) {
-	run := func(overlap bool, seed int64) *Summary {
-		sum, err := Explore(context.Background(), Options{Strategy: "pct", Depth: 2, Seed: seed, MaxAttempts: 200, Overlap: overlap}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+	run := func(overlap Overlap, seed int64) *Summary {
+		sum, err := Explore(context.Background(), Options{Strategy: "pct", Depth: 2, Seed: seed, MaxAttempts: 200, Overlap: overlap}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
 			ds, _, err := simulate([]int{1, 1}, p)
 			if err != nil {
 				return Report{Diverged: true}
@@ -347,12 +346,12 @@ func TestPCTPairsWithOverlap(t *testing.T) {
 		return sum
 	}
 	for seed := int64(1); seed <= 3; seed++ {
-		if sum := run(true, seed); sum.Failures != 1 {
+		if sum := run(Pairs, seed); sum.Failures != 1 {
 			t.Errorf("seed %d: PCT with overlap did not find the one-statement race in 200 attempts: %+v", seed, sum)
 		} else {
 			t.Logf("seed %d: found after %d attempts", seed, sum.Attempted)
 		}
-		if sum := run(false, seed); sum.Failures != 0 {
+		if sum := run(NoOverlap, seed); sum.Failures != 0 {
 			t.Errorf("seed %d: PCT without overlap released a pair", seed)
 		}
 	}
@@ -364,7 +363,7 @@ func TestPCTPairsWithOverlap(t *testing.T) {
 func TestWorkerStartEdges(t *testing.T) {
 	done := make(chan *Summary, 1)
 	go func() {
-		sum, _ := Explore(context.Background(), Options{Workers: 3, MaxTime: time.Nanosecond, StartWorker: func(context.Context, int) error { return nil }},
+		sum, _ := Explore(context.Background(), Options{Workers: 3, MaxTime: time.Nanosecond}, Hooks{StartWorker: func(context.Context, int) error { return nil }},
 			func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
 				ds, _, _ := simulate([]int{2, 2}, p)
 				return Report{Decisions: ds}
@@ -381,7 +380,7 @@ func TestWorkerStartEdges(t *testing.T) {
 	}
 
 	finished := make(chan struct{})
-	sum, _ := Explore(context.Background(), Options{Workers: 2,
+	sum, _ := Explore(context.Background(), Options{Workers: 2}, Hooks{
 		StartWorker: func(context.Context, int) error {
 			<-finished
 			return errors.New("no more databases")

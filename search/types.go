@@ -20,25 +20,33 @@ type Report struct {
 // attempt's dispatch sequence number (0 for the first).
 type RunFunc func(ctx context.Context, w, seq int, plan Plan, policy sched.Policy) Report
 
-// Options are search budgets and strategy.
+// Options are the search's strategy and budgets. The zero value is a
+// breadth-first (fifo) search with partial-order reduction, no budgets and
+// one worker per call of Explore.
 type Options struct {
-	// Strategy is "fifo" (fewest choices first, the default), "dfs",
-	// "random" or "pct". Seed drives random and pct; Depth is PCT's bug
-	// depth d (default 2).
-	Strategy    string
-	Seed        int64
-	Depth       int
+	// Strategy is FIFO (fewest choices first, the default), DFS, Random or
+	// PCT. Seed drives Random and PCT; Depth is PCT's bug depth d
+	// (default 2).
+	Strategy Strategy
+	Seed     int64
+	Depth    int
+	// Budgets; zero means unlimited. MaxDepth bounds the choices of a plan.
 	MaxAttempts int
 	MaxTime     time.Duration
 	MaxDepth    int
-	KeepGoing   bool
-	Workers     int
-	// Overlap adds pair releases: two pending units of different actors
-	// released in one write pass, for PostgreSQL to interleave. A plan that
-	// ends with a pair runs up to PairRepeats times (default 3) until it
-	// fails, since the interleaving is PostgreSQL's.
-	Overlap     bool
+	// KeepGoing continues after the first failure.
+	KeepGoing bool
+	// Workers is the number of attempts run in parallel (0: one).
+	Workers int
+	// Overlap Pairs adds pair releases: two pending units of different
+	// actors released in one write pass, for PostgreSQL to interleave. A
+	// plan that ends with a pair runs up to PairRepeats times (default 3)
+	// until it fails, since the interleaving is PostgreSQL's.
+	Overlap     Overlap
 	PairRepeats int
+	// Reduction is POR (the default: orders that differ only by swapping
+	// adjacent independent units are run once) or None (every order).
+	Reduction Reduction
 	// Shard K of Shards (1-based) explores a disjoint part of the same
 	// deterministic space: every shard runs the first schedule, and the
 	// subtrees of its alternatives are dealt out round-robin. Zero Shards
@@ -48,6 +56,13 @@ type Options struct {
 	// prefixes beyond it are dropped, counted, and the search is then not
 	// exhaustive.
 	FrontierBytes int
+	// Order, when set, is an explicit release order for a single attempt
+	// (RunOnce); the search strategies ignore it.
+	Order []OrderStep
+}
+
+// Hooks connect a search to the code that runs its attempts.
+type Hooks struct {
 	// StartWorker, when set, readies worker w (w > 0) before it takes its
 	// first attempt. The extra workers start once the first attempt has been
 	// recorded without ending the search (a search that fails at once never
@@ -78,7 +93,7 @@ const (
 
 // Summary describes a finished search.
 type Summary struct {
-	Strategy      string
+	Strategy      Strategy
 	Attempted     int
 	Completed     int // judged: passed or failed
 	Failures      int

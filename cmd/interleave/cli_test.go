@@ -49,7 +49,7 @@ func TestCLIWalkthrough(t *testing.T) {
 		{[]string{"demo"}, 1, []string{"Oversold: 2 orders for 1 item in stock"}},
 		{[]string{"demo", "--safe"}, 0, []string{"oversell-safe: 12 attempted, 12 completed; violations: 0; frontier exhausted"}},
 		{[]string{"run", "./examples/nonexistent"}, 2, []string{"no such file or directory"}},
-		{[]string{"run", "./examples/counter", "--max-runs", "-1"}, 2, []string{"budgets cannot be negative"}},
+		{[]string{"run", "./examples/counter", "--max-runs", "-1"}, 2, []string{"--max-runs cannot be negative"}},
 	} {
 		code, out := run(step.args...)
 		if code != step.code {

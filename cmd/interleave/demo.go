@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -90,12 +91,12 @@ conditional UPDATE; every order is explored and the demo exits 0.`,
 				}
 				rest = append(rest, a)
 			}
-			if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help") {
-				fmt.Fprintln(cmd.OutOrStdout(), cmd.Long)
-				rest = append([]string{"run"}, rest...)
-				return exitCode(interleave.RunCLI(rest, os.Stdout, os.Stderr, oversellScenario(safe)))
+			if wantsHelp(rest) && len(rest) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave demo [--safe] [run flags]\n\n%s\n\nFlags:\n  --safe                       search the repaired buyers instead (every order explored, exit 0)\n%s", cmd.Long, cli.Usage("run", interleave.Options{}))
+				return nil
 			}
-			return exitCode(interleave.RunCLI(append([]string{"run"}, rest...), os.Stdout, os.Stderr, oversellScenario(safe)))
+			p := cli.Program{Scenarios: []interleave.Scenario{oversellScenario(safe)}, Docker: dockerProvider}
+			return exitCode(cli.Run(append([]string{"run"}, rest...), os.Stdout, os.Stderr, p))
 		},
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +17,7 @@ func mergeCommand() *cobra.Command {
 		Short: "Combine the summaries of the shards of one search (run with --shard K/N --summary FILE)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := interleave.MergeSummaries(args)
+			m, err := cli.MergeSummaries(args)
 			if err != nil {
 				return err
 			}
@@ -38,7 +38,7 @@ func mergeCommand() *cobra.Command {
 				}
 			}
 			if out != "" && m.Artifact != "" {
-				if err := interleave.CopyArtifact(m.Artifact, out, force); err != nil {
+				if err := cli.CopyArtifact(m.Artifact, out, force); err != nil {
 					return err
 				}
 				if !asJSON {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,8 +28,8 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 		Short:              short,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave %s\n\n%s.\nDIR is a main package that calls interleave.Main; the flags are the program's own\n(see: interleave %s DIR --help). A scenario file (.yaml, .yml) may stand for DIR;\n`interleave run FILE.spec [--expected FILE]` runs a PostgreSQL isolation-tester spec.\n", use, short, name)
+			if wantsHelp(args) {
+				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave %s\n\n%s.\n%s\nFlags:\n%s", use, short, programHelp, cli.Usage(name, interleave.Options{}))
 				if len(args) == 0 {
 					return exitCode(2)
 				}
@@ -46,7 +47,12 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			}
 			defer cleanup()
 			childArgs := append([]string{name}, args[1:]...)
-			return exitCode(runChild(bin, childArgs, args[0]))
+			env, stop, err := dockerForChild(cmd.Context(), args[1:])
+			if err != nil {
+				return err
+			}
+			defer stop()
+			return exitCode(runChild(bin, childArgs, args[0], env))
 		},
 	}
 }
@@ -82,11 +88,11 @@ func buildProgram(dir string) (string, func(), error) {
 
 // runChild runs the scenario program in its own process group and forwards
 // SIGINT/SIGTERM to it exactly once, so that it cleans up before exiting.
-func runChild(bin string, args []string, dir string) int {
+func runChild(bin string, args []string, dir string, extraEnv []string) int {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	abs, _ := filepath.Abs(dir)
-	cmd.Env = append(os.Environ(), "INTERLEAVE_PROGRAM_DIR="+abs)
+	cmd.Env = append(append(os.Environ(), "INTERLEAVE_PROGRAM_DIR="+abs), extraEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -148,7 +154,7 @@ func runScenarioFile(name, path string, args []string) int {
 		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
 		return interleave.ExitError
 	}
-	return interleave.RunCLIWithOptions(append([]string{name}, args...), os.Stdout, os.Stderr, loaded.Options, loaded.Scenario)
+	return cli.Run(append([]string{name}, args...), os.Stdout, os.Stderr, cli.Program{Scenarios: []interleave.Scenario{loaded.Scenario}, Defaults: loaded.Options, Docker: dockerProvider})
 }
 
 // runSpecFile is `interleave run FILE.spec [--expected FILE] [--database-url
@@ -158,10 +164,10 @@ func runSpecFile(path string, args []string) int {
 	var o interleave.Options
 	var expected string
 	fs.StringVar(&expected, "expected", "", "the tester's expected output: compare and print a diff when it differs (exit 1)")
-	fs.StringVar(&o.DatabaseURL, "database-url", "", "dedicated test server URL (default: a managed throwaway PostgreSQL; also TEST_DATABASE_URL)")
-	fs.StringVar(&o.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres")
+	fs.StringVar(&o.Server.DatabaseURL, "database-url", "", "dedicated test server URL (default: a managed throwaway PostgreSQL; also TEST_DATABASE_URL)")
+	fs.StringVar(&o.Server.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres")
 	fs.DurationVar(&o.AttemptTimeout, "attempt-timeout", 30*time.Second, "deadline for one permutation; a hang is inconclusive")
-	fs.IntVar(&o.Workers, "workers", 0, "permutations run in parallel, each on its own database (default: CPUs, at most 4)")
+	fs.IntVar(&o.Search.Workers, "workers", 0, "permutations run in parallel, each on its own database (default: CPUs, at most 4)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -200,4 +206,23 @@ func runSpecFile(path string, args []string) int {
 		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
 	}
 	return code
+}
+
+const programHelp = `DIR is a main package that calls interleave.Main (it is built first); a scenario
+file (.yaml, .yml) may stand for DIR; ` + "`interleave run FILE.spec [--expected FILE]`" + ` runs a
+PostgreSQL isolation-tester spec.
+`
+
+// wantsHelp reports whether args ask for help before naming a program:
+// help needs no build.
+func wantsHelp(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			return true
+		}
+	}
+	return false
 }

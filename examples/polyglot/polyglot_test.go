@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,8 +111,7 @@ func load(t *testing.T, path string) *scenario.Loaded {
 // options are the file's options on the shared server, quiet.
 func options(l *scenario.Loaded) interleave.Options {
 	o := l.Options
-	o.Server = server
-	o.Stdout, o.Stderr = io.Discard, io.Discard
+	o.Server.Use = server
 	return o
 }
 

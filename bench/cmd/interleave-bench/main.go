@@ -15,7 +15,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sort"
@@ -26,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/bench"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
 )
@@ -90,7 +90,7 @@ func bugs(ctx context.Context, srv pgserver.Server, seeds, budget int, only stri
 			}
 			for seed := 1; seed <= n; seed++ {
 				o := options(srv, r, budget)
-				o.Strategy, o.Depth, o.Seed = s.name, s.depth, int64(seed)
+				o.Search.Strategy, o.Search.Depth, o.Search.Seed = search.Strategy(s.name), s.depth, int64(seed)
 				res, err := interleave.Explore(ctx, r.Bug, o)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, err)
@@ -125,9 +125,9 @@ func bugs(ctx context.Context, srv pgserver.Server, seeds, budget int, only stri
 }
 
 func options(srv pgserver.Server, r bench.Race, budget int) interleave.Options {
-	o := interleave.Options{Server: srv, Workers: 1, MaxAttempts: budget, Stdout: io.Discard, Stderr: io.Discard}
+	o := interleave.Options{Server: interleave.ServerOptions{Use: srv}, Search: interleave.SearchOptions{Workers: 1, MaxAttempts: budget}}
 	if r.Overlap {
-		o.Overlap = "pairs"
+		o.Search.Overlap = "pairs"
 	}
 	return o
 }
@@ -167,11 +167,11 @@ func median(counts []int, n int) string {
 func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 	for _, actors := range []int{2, 3} {
 		sc := bench.Counter(actors)
-		opts := interleave.Options{Server: srv, Stdout: io.Discard, Stderr: io.Discard}
+		opts := interleave.Options{Server: interleave.ServerOptions{Use: srv}}
 		perRound := 90
 		if actors == 2 {
 			// 6 orders are too few to measure a rate: draw 200.
-			opts.Strategy, opts.Seed, opts.MaxAttempts = "random", 1, 200
+			opts.Search.Strategy, opts.Search.Seed, opts.Search.MaxAttempts = "random", 1, 200
 			perRound = 200
 			fmt.Printf("## Throughput: the repaired counter with 2 actors (random strategy, 200 attempts, %d times per row)\n\n", rounds)
 		} else {
@@ -184,7 +184,7 @@ func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 			attempts := 0
 			var elapsed time.Duration
 			for i := 0; i < rounds; i++ {
-				opts.Workers = w
+				opts.Search.Workers = w
 				res, err := interleave.Explore(ctx, sc, opts)
 				if err != nil || res.Summary.Completed != res.Summary.Attempted || res.Summary.Failures > 0 {
 					fmt.Fprintln(os.Stderr, "throughput search failed:", err, res)
@@ -275,17 +275,14 @@ func memory(ctx context.Context, srv *pgserver.Local, attempts, frontier int) {
 			}
 		}
 	}()
-	res, err := interleave.Explore(ctx, sc, interleave.Options{
-		Server: srv, MaxAttempts: attempts, FrontierBytes: frontier, Stdout: io.Discard, Stderr: io.Discard,
-		OnProgress: func(p search.Progress) { mu.Lock(); last = p; mu.Unlock() },
-	})
+	res, err := interleave.Explore(ctx, sc, interleave.Options{Server: interleave.ServerOptions{Use: srv}, Search: interleave.SearchOptions{MaxAttempts: attempts, FrontierBytes: frontier}, Output: interleave.OutputOptions{OnProgress: func(p search.Progress) { mu.Lock(); last = p; mu.Unlock() }}})
 	close(done)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	var b strings.Builder
-	res.Print(&b)
+	cli.PrintExplore(&b, res)
 	fmt.Printf("\nFinal: RSS %.1f MiB.\n%s\n", rssMiB(), b.String())
 }
 

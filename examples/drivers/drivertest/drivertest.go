@@ -8,19 +8,20 @@ import (
 	"testing"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/interleavetest"
 )
 
 func options(opts interleave.Options) interleave.Options {
-	if opts.Server == nil {
-		opts.Server = interleavetest.Server()
+	if opts.Server.Use == nil {
+		opts.Server.Use = interleavetest.Server()
 	}
 	return opts
 }
 
 func summary(r *interleave.Result) string {
 	var b strings.Builder
-	r.Print(&b)
+	cli.PrintExplore(&b, r)
 	return strings.TrimSpace(b.String())
 }
 
@@ -51,7 +52,7 @@ func Repaired(t *testing.T, sc interleave.Scenario, opts interleave.Options) *in
 	s := res.Summary
 	switch {
 	case res.Outcome == interleave.OutcomePass && s.Exhausted():
-	case opts.MaxAttempts > 0 && s.Failures == 0 && s.Inconclusive == 0 && s.Attempted == opts.MaxAttempts:
+	case opts.Search.MaxAttempts > 0 && s.Failures == 0 && s.Inconclusive == 0 && s.Attempted == opts.Search.MaxAttempts:
 	default:
 		t.Fatalf("the repair of %s did not pass its search:\n%s", sc.Name, summary(res))
 	}

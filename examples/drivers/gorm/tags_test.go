@@ -37,7 +37,7 @@ func TestTagRace(t *testing.T) {
 		if c == nil || i == nil {
 			t.Fatalf("%s: the check or the insert is missing from the artifact", actor)
 		}
-		if c.Protocol != "extended" || c.Messages != "BES" || len(c.Params) != 1 || c.Params[0][0] != "go" || strings.Join(c.Tags, ",") != "SELECT 0" {
+		if c.Protocol != "extended" || c.Messages != "BES" || len(c.Params) != 1 || c.Params[0][0].Value() != "go" || strings.Join(c.Tags, ",") != "SELECT 0" {
 			t.Errorf("%s's check: %s %s params %v tags %v; want an extended BES finding nothing for \"go\"", actor, c.Protocol, c.Messages, c.Params, c.Tags)
 		}
 		if i.Protocol != "extended" || i.TxStatus != "T" || strings.Join(i.Tags, ",") != "INSERT 0 1" {

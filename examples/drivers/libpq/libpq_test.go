@@ -39,7 +39,7 @@ func TestRegisterRace(t *testing.T) {
 		if !slices.Equal(us[1].Tags, []string{"SELECT 1"}) || us[1].Rows != 1 || !slices.Equal(us[3].Tags, []string{"INSERT 0 1"}) {
 			t.Fatalf("%s: count unit tags %v rows %d, insert unit tags %v", actor, us[1].Tags, us[1].Rows, us[3].Tags)
 		}
-		if len(us[3].Params) != 1 || !slices.Equal(us[3].Params[0], []string{"alice"}) {
+		if len(us[3].Params) != 1 || !slices.Equal(artifact.Values(us[3].Params[0]), []string{"alice"}) {
 			t.Fatalf("%s inserted with params %v, want [[alice]]", actor, us[3].Params)
 		}
 	}
@@ -92,7 +92,7 @@ func TestImportRace(t *testing.T) {
 		if !slices.Equal(us[0].Tags, []string{"BEGIN"}) || !slices.Equal(us[4].Tags, []string{"COMMIT"}) {
 			t.Fatalf("%s: first unit tags %v, last %v", actor, us[0].Tags, us[4].Tags)
 		}
-		if us[1].Protocol != "extended" || !hasSQL(us[1], "SELECT EXISTS") || len(us[1].Params) != 1 || !slices.Equal(us[1].Params[0], []string{"2026-04-01"}) {
+		if us[1].Protocol != "extended" || !hasSQL(us[1], "SELECT EXISTS") || len(us[1].Params) != 1 || !slices.Equal(artifact.Values(us[1].Params[0]), []string{"2026-04-01"}) {
 			t.Fatalf("%s check unit: %s %q params %v", actor, us[1].Protocol, us[1].SQL, us[1].Params)
 		}
 		cp := us[2]
@@ -158,7 +158,7 @@ func searched(t *testing.T, res *interleave.Result, min int) {
 // defaultOrder runs sc once in the default order and returns its record.
 func defaultOrder(t *testing.T, sc interleave.Scenario) *artifact.Artifact {
 	t.Helper()
-	res, err := interleave.RunOnce(context.Background(), sc, interleave.Options{Server: interleavetest.Server()})
+	res, err := interleave.RunOnce(context.Background(), sc, interleave.Options{Server: interleave.ServerOptions{Use: interleavetest.Server()}})
 	if err != nil {
 		t.Fatalf("run %s: %v", sc.Name, err)
 	}

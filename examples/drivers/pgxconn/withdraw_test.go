@@ -80,7 +80,7 @@ func TestOverdraftRepaired(t *testing.T) {
 // first actor's row lock, finish only after that actor's COMMIT, and see
 // the reduced balance.
 func TestOverdraftRepairedWaitsOnRowLock(t *testing.T) {
-	res, err := interleave.RunOnce(context.Background(), Scenario(true), interleave.Options{Server: interleavetest.Server()})
+	res, err := interleave.RunOnce(context.Background(), Scenario(true), interleave.Options{Server: interleave.ServerOptions{Use: interleavetest.Server()}})
 	if err != nil {
 		t.Fatal(err)
 	}

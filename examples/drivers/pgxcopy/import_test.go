@@ -116,7 +116,7 @@ func TestDoubleImportRepaired(t *testing.T) {
 // default order: the second run's pg_advisory_xact_lock waits on the first
 // run, which then loads alone; the second run skips the COPY.
 func TestDoubleImportRepairedWaitsOnAdvisoryLock(t *testing.T) {
-	res, err := interleave.RunOnce(context.Background(), Scenario(true), interleave.Options{Server: interleavetest.Server()})
+	res, err := interleave.RunOnce(context.Background(), Scenario(true), interleave.Options{Server: interleave.ServerOptions{Use: interleavetest.Server()}})
 	if err != nil {
 		t.Fatal(err)
 	}

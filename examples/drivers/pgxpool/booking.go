@@ -15,7 +15,7 @@
 // guest).
 //
 // A pool needs the multi-producer connection profile
-// (interleave.Options{Connections: "multi-producer"}, on the command line
+// (interleave.Options{Proxy: interleave.ProxyOptions{Connections: "multi-producer"}}, on the command line
 // --connections multi-producer): under the default single-producer profile
 // Interleave refuses an actor's second simultaneous connection.
 package pgxpool

@@ -2,7 +2,6 @@ package pgxpool
 
 import (
 	"context"
-	"io"
 	"strings"
 	"testing"
 
@@ -17,7 +16,7 @@ func TestMain(m *testing.M) { interleavetest.Main(m) }
 var parties = []string{"party1", "party2"}
 
 // pooled is the profile a connection pool needs.
-var pooled = interleave.Options{Connections: "multi-producer"}
+var pooled = interleave.Options{Proxy: interleave.ProxyOptions{Connections: "multi-producer"}}
 
 // executed returns actor's executing units whose first statement starts with
 // prefix.
@@ -105,7 +104,7 @@ func TestOverbookingRepaired(t *testing.T) {
 // that the requests really used two connections each.
 func TestOverbookingRepairedUsesTwoConnections(t *testing.T) {
 	opts := pooled
-	opts.Server = interleavetest.Server()
+	opts.Server.Use = interleavetest.Server()
 	res, err := interleave.RunOnce(context.Background(), Scenario(true), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -120,9 +119,7 @@ func TestOverbookingRepairedUsesTwoConnections(t *testing.T) {
 // pool's second simultaneous connection is refused with a harness error that
 // names the flag to use.
 func TestPoolNeedsMultiProducer(t *testing.T) {
-	res, err := interleave.Explore(context.Background(), Scenario(false), interleave.Options{
-		Server: interleavetest.Server(), Stdout: io.Discard, Stderr: io.Discard,
-	})
+	res, err := interleave.Explore(context.Background(), Scenario(false), interleave.Options{Server: interleave.ServerOptions{Use: interleavetest.Server()}})
 	if err != nil {
 		t.Fatal(err)
 	}

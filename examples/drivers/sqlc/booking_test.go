@@ -49,7 +49,7 @@ func TestSeatRace(t *testing.T) {
 		if u.ReleaseStep >= firstWrite {
 			t.Errorf("%s's GetSeat released at step %d, not before the first AssignSeat (step %d):\n%s", actor, u.ReleaseStep, firstWrite, units(a))
 		}
-		if len(u.Params) != 1 || strings.Join(u.Params[0], ",") != flight+","+seat {
+		if len(u.Params) != 1 || strings.Join(artifact.Values(u.Params[0]), ",") != flight+","+seat {
 			t.Errorf("%s's GetSeat params = %v, want [[%s %s]]", actor, u.Params, flight, seat)
 		}
 	}

@@ -44,10 +44,10 @@ func TestQueueRace(t *testing.T) {
 			t.Fatalf("%s Get unit: SQL %q, rows %d", w, get.SQL, get.Rows)
 		}
 		// The race: both workers read job 1 and both mark it.
-		if !hasSQL(update, "UPDATE jobs") || !slices.Equal(update.Tags, []string{"UPDATE 1"}) || len(update.Params) != 1 || !slices.Equal(ints(update.Params[0]), []string{w, "1"}) {
+		if !hasSQL(update, "UPDATE jobs") || !slices.Equal(update.Tags, []string{"UPDATE 1"}) || len(update.Params) != 1 || !slices.Equal(artifact.Values(update.Params[0]), []string{w, "1"}) {
 			t.Fatalf("%s UPDATE unit: SQL %q, tags %v, params %v", w, update.SQL, update.Tags, update.Params)
 		}
-		if !slices.Equal(insert.Tags, []string{"INSERT 0 1"}) || len(insert.Params) != 1 || !slices.Equal(ints(insert.Params[0]), []string{"1", w}) {
+		if !slices.Equal(insert.Tags, []string{"INSERT 0 1"}) || len(insert.Params) != 1 || !slices.Equal(artifact.Values(insert.Params[0]), []string{"1", w}) {
 			t.Fatalf("%s claim unit: tags %v, params %v", w, insert.Tags, insert.Params)
 		}
 		if !slices.Equal(us[0].Tags, []string{"BEGIN"}) || !slices.Equal(us[7].Tags, []string{"COMMIT"}) {
@@ -82,7 +82,7 @@ func TestQueueRepaired(t *testing.T) {
 
 	// In the default order the second worker's SELECT ... FOR UPDATE SKIP
 	// LOCKED skips the locked job 1 without waiting and takes job 2.
-	run, err := interleave.RunOnce(context.Background(), Scenario(true), interleave.Options{Server: interleavetest.Server()})
+	run, err := interleave.RunOnce(context.Background(), Scenario(true), interleave.Options{Server: interleave.ServerOptions{Use: interleavetest.Server()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestQueueRepaired(t *testing.T) {
 		if len(us[4].Params) != 1 || len(us[4].Params[0]) != 2 {
 			t.Fatalf("%s UPDATE params %v", w, us[4].Params)
 		}
-		jobs[ints(us[4].Params[0])[1]] = true
+		jobs[us[4].Params[0][1].Value()] = true
 	}
 	if !jobs["1"] || !jobs["2"] {
 		t.Fatalf("jobs updated in the default order: %v, want 1 and 2", jobs)
@@ -148,15 +148,3 @@ func hasSQL(u artifact.Unit, s string) bool {
 
 // ints turns the record's rendering of binary integer parameters
 // (`\x00000001 (binary; as int4 1)`) into the integer's text.
-func ints(params []string) []string {
-	out := make([]string, len(params))
-	for i, p := range params {
-		out[i] = p
-		for _, tag := range []string{"(binary; as int4 ", "(binary; as int8 "} {
-			if j := strings.Index(p, tag); j >= 0 {
-				out[i] = strings.TrimSuffix(p[j+len(tag):], ")")
-			}
-		}
-	}
-	return out
-}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pginterleave/interleave/engine"
+)
+
+// settings is everything a command's flags set: the library's options and
+// what only the command line has.
+type settings struct {
+	opts engine.Options
+
+	scenario    string // --scenario NAME
+	json        bool
+	progress    bool
+	shard       string
+	summary     string
+	plan        string
+	docker      bool
+	dockerImage string
+
+	guided bool
+	repeat int
+
+	minAttempts int
+	minTime     time.Duration
+}
+
+// A flag is defined once, here: the scenario programs parse it and the
+// interleave command shows it in its help without building anything.
+type flagDef struct {
+	name  string
+	usage string
+	bind  func(fs *flag.FlagSet, s *settings, name, usage string)
+	// option is the Options field the flag sets, for errors the library
+	// reports by field ("Options.Search.Workers" is --workers).
+	option string
+}
+
+func strFlag(f func(*settings) *string) func(*flag.FlagSet, *settings, string, string) {
+	return func(fs *flag.FlagSet, s *settings, name, usage string) { p := f(s); fs.StringVar(p, name, *p, usage) }
+}
+func intFlag(f func(*settings) *int) func(*flag.FlagSet, *settings, string, string) {
+	return func(fs *flag.FlagSet, s *settings, name, usage string) { p := f(s); fs.IntVar(p, name, *p, usage) }
+}
+func int64Flag(f func(*settings) *int64) func(*flag.FlagSet, *settings, string, string) {
+	return func(fs *flag.FlagSet, s *settings, name, usage string) { p := f(s); fs.Int64Var(p, name, *p, usage) }
+}
+func boolFlag(f func(*settings) *bool) func(*flag.FlagSet, *settings, string, string) {
+	return func(fs *flag.FlagSet, s *settings, name, usage string) { p := f(s); fs.BoolVar(p, name, *p, usage) }
+}
+func durFlag(f func(*settings) *time.Duration) func(*flag.FlagSet, *settings, string, string) {
+	return func(fs *flag.FlagSet, s *settings, name, usage string) { p := f(s); fs.DurationVar(p, name, *p, usage) }
+}
+func valueFlag(f func(*settings) flag.Value) func(*flag.FlagSet, *settings, string, string) {
+	return func(fs *flag.FlagSet, s *settings, name, usage string) { fs.Var(f(s), name, usage) }
+}
+
+// serverFlags, attemptFlags and outputFlags are shared by run, replay and
+// minimize.
+var serverFlags = []flagDef{
+	{"database-url", "dedicated test server URL (default: a managed throwaway PostgreSQL; also TEST_DATABASE_URL)", strFlag(func(s *settings) *string { return &s.opts.Server.DatabaseURL }), "Server.DatabaseURL"},
+	{"pg-bin", "directory with PostgreSQL's initdb and postgres (default: $INTERLEAVE_PG_BIN, PATH, pg_config, the usual install places)", strFlag(func(s *settings) *string { return &s.opts.Server.PGBin }), "Server.PGBin"},
+	{"docker", "start the throwaway server as a Docker container through the Docker API (DOCKER_HOST is honoured)", boolFlag(func(s *settings) *bool { return &s.docker }), "Server.Provider"},
+	{"docker-image", "the image for --docker", strFlag(func(s *settings) *string { return &s.dockerImage }), ""},
+	{"upstream-tls", "proxies reach the server over TLS, verify-full against the system roots or --upstream-ca", boolFlag(func(s *settings) *bool { return &s.opts.Server.TLS }), "Server.TLS"},
+	{"upstream-ca", "PEM file of the CA that signed the server's certificate (with --upstream-tls)", strFlag(func(s *settings) *string { return &s.opts.Server.CA }), "Server.CA"},
+}
+
+var attemptFlags = []flagDef{
+	{"connections", "connection profile: single-producer or multi-producer (connection pools)", valueFlag(func(s *settings) flag.Value { return &s.opts.Proxy.Connections }), "Proxy.Connections"},
+	{"protocol-profile", "protocol profile: sync-cycle or flush-stages", valueFlag(func(s *settings) flag.Value { return &s.opts.Proxy.Protocol }), "Proxy.Protocol"},
+	{"max-message", "largest client message the proxy accepts, in bytes (0: 256 MiB)", intFlag(func(s *settings) *int { return &s.opts.Proxy.MaxMessage }), "Proxy.MaxMessage"},
+	{"settle", "quiet time that ends a multi-producer actor's turn (0: 5ms)", durFlag(func(s *settings) *time.Duration { return &s.opts.Proxy.Settle }), "Proxy.Settle"},
+	{"attempt-timeout", "deadline for one attempt; a hang becomes inconclusive", durFlag(func(s *settings) *time.Duration { return &s.opts.AttemptTimeout }), "AttemptTimeout"},
+	{"capture", "keep the byte-exact wire capture of: failures, all, off", valueFlag(func(s *settings) flag.Value { return &s.opts.Capture.Mode }), "Capture.Mode"},
+}
+
+var outputFlags = []flagDef{
+	{"out", "write the artifact to this file (checked before the search starts)", strFlag(func(s *settings) *string { return &s.opts.Output.Out }), "Output.Out"},
+	{"force", "overwrite --out if it exists", boolFlag(func(s *settings) *bool { return &s.opts.Output.Force }), "Output.Force"},
+	{"json", "print the machine-readable result on stdout (errors too)", boolFlag(func(s *settings) *bool { return &s.json }), ""},
+	{"scenario", "the scenario to use when the program defines several", strFlag(func(s *settings) *string { return &s.scenario }), ""},
+}
+
+var searchFlags = []flagDef{
+	{"max-runs", "stop after this many attempts (0: no limit)", intFlag(func(s *settings) *int { return &s.opts.Search.MaxAttempts }), "Search.MaxAttempts"},
+	{"max-attempts", "same as --max-runs", intFlag(func(s *settings) *int { return &s.opts.Search.MaxAttempts }), ""},
+	{"max-time", "stop after this long (0: no limit)", durFlag(func(s *settings) *time.Duration { return &s.opts.Search.MaxTime }), "Search.MaxTime"},
+	{"max-depth", "explore only orders with at most this many choices (0: no limit)", intFlag(func(s *settings) *int { return &s.opts.Search.MaxDepth }), "Search.MaxDepth"},
+	{"keep-going", "continue after the first violation", boolFlag(func(s *settings) *bool { return &s.opts.Search.KeepGoing }), "Search.KeepGoing"},
+	{"strategy", "search strategy: fifo (fewest choices first), dfs, random or pct", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Strategy }), "Search.Strategy"},
+	{"seed", "seed for random and pct (0: drawn, printed and recorded)", int64Flag(func(s *settings) *int64 { return &s.opts.Search.Seed }), "Search.Seed"},
+	{"depth", "pct: the bug depth d (d-1 priority change points; 0: 2)", intFlag(func(s *settings) *int { return &s.opts.Search.Depth }), "Search.Depth"},
+	{"overlap", "pairs: also release two units of different actors together and let PostgreSQL interleave them", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Overlap }), "Search.Overlap"},
+	{"reduction", "por: run once the orders that differ only by swapping independent commands (default); none: every order", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Reduction }), "Search.Reduction"},
+	{"workers", "attempts run in parallel, each on its own database (0: one per CPU)", intFlag(func(s *settings) *int { return &s.opts.Search.Workers }), "Search.Workers"},
+	{"frontier-bytes", "memory budget for pending prefixes (0: 256 MiB)", intFlag(func(s *settings) *int { return &s.opts.Search.FrontierBytes }), "Search.FrontierBytes"},
+	{"shard", "explore part K of N of the search (K/N, 1 <= K <= N); combine with interleave merge", strFlag(func(s *settings) *string { return &s.shard }), "Search.Shard"},
+	{"summary", "also write the machine-readable summary to this file (for interleave merge)", strFlag(func(s *settings) *string { return &s.summary }), ""},
+	{"progress", "show a live status line when stderr is a terminal", boolFlag(func(s *settings) *bool { return &s.progress }), ""},
+	{"plan", "run one attempt in the order this file names, one 'ACTOR N' per line (N counts the actor's executing commands from 1)", strFlag(func(s *settings) *string { return &s.plan }), "Search.Order"},
+}
+
+var replayFlags = []flagDef{
+	{"guided", "follow the recorded order of actors against changed code, then the default order", boolFlag(func(s *settings) *bool { return &s.guided }), ""},
+	{"repeat", "replay up to N times until the recorded failure recurs (for recordings with pair releases)", intFlag(func(s *settings) *int { return &s.repeat }), ""},
+}
+
+var minimizeFlags = []flagDef{
+	{"max-attempts", "stop minimizing after this many attempts (0: no limit)", intFlag(func(s *settings) *int { return &s.minAttempts }), ""},
+	{"max-time", "stop minimizing after this long (0: no limit)", durFlag(func(s *settings) *time.Duration { return &s.minTime }), ""},
+}
+
+// commandFlags are the flags of each command, in help order.
+var commandFlags = map[string][][]flagDef{
+	"run":      {searchFlags, outputFlags, attemptFlags, serverFlags},
+	"replay":   {replayFlags, outputFlags, attemptFlags, serverFlags},
+	"minimize": {minimizeFlags, outputFlags, attemptFlags, serverFlags},
+}
+
+// flagSet binds the flags of command to s; s's current values are the
+// defaults.
+func flagSet(command string, s *settings) *flag.FlagSet {
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, group := range commandFlags[command] {
+		for _, d := range group {
+			if fs.Lookup(d.name) == nil {
+				d.bind(fs, s, d.name, d.usage)
+			}
+		}
+	}
+	return fs
+}
+
+// flagForOption names the flag that sets an Options field.
+func flagForOption(field string) string {
+	field = strings.TrimPrefix(field, "Options.")
+	for _, groups := range commandFlags {
+		for _, group := range groups {
+			for _, d := range group {
+				if d.option == field {
+					return "--" + d.name
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// Usage is the flag reference of a scenario command (run, replay or
+// minimize), with defaults taken from defaults: what `--help` prints.
+func Usage(command string, defaults engine.Options) string {
+	s := newSettings(defaults)
+	fs := flagSet(command, s)
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	order := map[string]int{}
+	i := 0
+	for _, group := range commandFlags[command] {
+		for _, d := range group {
+			if _, ok := order[d.name]; !ok {
+				order[d.name] = i
+				i++
+			}
+		}
+	}
+	sort.Slice(names, func(a, b int) bool { return order[names[a]] < order[names[b]] })
+	var b strings.Builder
+	for _, n := range names {
+		f := fs.Lookup(n)
+		kind, _ := flag.UnquoteUsage(f)
+		switch {
+		case isBool(f):
+			kind = ""
+		case kind == "value":
+			kind = "NAME"
+		}
+		head := "  --" + n
+		if kind != "" {
+			head += " " + kind
+		}
+		line := f.Usage
+		if d := f.DefValue; d != "" && d != "0" && d != "0s" && d != "false" && d != "none" && d != "failures" &&
+			d != "single-producer" && d != "sync-cycle" && d != "fifo" && d != "por" {
+			line += fmt.Sprintf(" (default %s)", d)
+		}
+		fmt.Fprintf(&b, "%-28s %s\n", head, line)
+	}
+	return b.String()
+}
+
+func isBool(f *flag.Flag) bool {
+	bf, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && bf.IsBoolFlag()
+}
+
+func newSettings(defaults engine.Options) *settings {
+	s := &settings{opts: defaults, progress: true, dockerImage: "postgres:16", repeat: 1}
+	if s.opts.AttemptTimeout == 0 {
+		s.opts.AttemptTimeout = 30 * time.Second
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/search"
+)
+
+// maxPlanBytes bounds a --plan file.
+const maxPlanBytes = 1 << 20
+
+// readPlan reads a hand-written order: one step a line, "ACTOR N" where N
+// counts that actor's executing commands from 1; blank lines and lines
+// starting with # are skipped. The isolation tester's permutation is the
+// same idea with step names.
+func readPlan(path string, sc engine.Scenario) ([]search.OrderStep, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxPlanBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxPlanBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	actors := map[string]bool{}
+	for _, n := range sc.ActorNames() {
+		actors[n] = true
+	}
+	var order []search.OrderStep
+	sc2 := bufio.NewScanner(f)
+	for line := 1; sc2.Scan(); line++ {
+		text := strings.TrimSpace(sc2.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) != 2 {
+			return nil, fmt.Errorf("%s:%d: want `ACTOR N`, got %q", path, line, oneLine(text))
+		}
+		if !actors[fields[0]] {
+			return nil, fmt.Errorf("%s:%d: no actor named %q (the scenario has %s)", path, line, oneLine(fields[0]), strings.Join(sc.ActorNames(), ", "))
+		}
+		n, err := strconv.Atoi(fields[1])
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s:%d: %q is not a command number (1, 2, ...)", path, line, oneLine(fields[1]))
+		}
+		order = append(order, search.OrderStep{Actor: fields[0], Unit: n - 1})
+	}
+	if err := sc2.Err(); err != nil {
+		return nil, err
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("%s names no steps", path)
+	}
+	return order, nil
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/engine"
+)
+
+var verdicts = map[engine.Outcome]string{
+	engine.OutcomeViolation: "failure", engine.OutcomeActorError: "failure (an actor returned an error)",
+	engine.OutcomeHarnessError: "error", engine.OutcomeInconclusive: "inconclusive", engine.OutcomePass: "pass",
+	engine.OutcomeIncompatible: "incompatible",
+}
+
+// PrintExplore writes the human summary of a search or a single run.
+func PrintExplore(w io.Writer, r *engine.Result) {
+	s := r.Summary
+	verdict := verdicts[r.Outcome]
+	if s != nil {
+		tail := verdict
+		switch {
+		case r.Outcome == engine.OutcomePass && s.PrunedByDepth > 0:
+			tail = fmt.Sprintf("pass: every order with at most %d choices was explored (%d longer prefixes not explored)", s.MaxDepth, s.PrunedByDepth)
+		case r.Outcome == engine.OutcomePass:
+			tail = "frontier exhausted: every order was explored; pass"
+		case r.Outcome == engine.OutcomeInconclusive:
+			tail = "inconclusive: " + r.Message
+		}
+		fmt.Fprintf(w, "%s: %d attempted, %d completed; violations: %d; %s.\n", oneLine(r.Scenario), s.Attempted, s.Completed, s.Failures, oneLine(tail))
+		strategy := s.Strategy.String()
+		if r.Seed != 0 {
+			strategy += fmt.Sprintf(" (seed %d)", r.Seed)
+		}
+		fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d.\n", strategy, s.Pending, s.MaxDepth)
+		if s.Inconclusive > 0 || s.Diverged > 0 {
+			fmt.Fprintf(w, "Not judged: %d inconclusive, %d diverged from their plan.\n", s.Inconclusive, s.Diverged)
+		}
+	} else {
+		fmt.Fprintf(w, "%s: one attempt in the default order; %s.\n", oneLine(r.Scenario), verdict)
+	}
+	if a := r.Artifact; a != nil {
+		printCounts(w, a)
+	}
+	if r.Message != "" && r.Outcome != engine.OutcomeInconclusive {
+		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
+	}
+	if r.Artifact != nil && r.Outcome.Failed() {
+		printOrder(w, r.Artifact, r.Saved)
+	}
+	if r.Saved != "" {
+		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
+	}
+}
+
+// printCounts says how many units the recorded order released; the report
+// shows the same counts.
+func printCounts(w io.Writer, a *artifact.Artifact) {
+	c := a.ReleaseCounts()
+	if c.Preparations > 0 {
+		fmt.Fprintf(w, "Recorded release units: %d (plus %d statement preparations); actor switches: %d.\n", c.Executing, c.Preparations, c.Switches)
+		return
+	}
+	fmt.Fprintf(w, "Recorded release units: %d; actor switches: %d.\n", c.Executing, c.Switches)
+}
+
+// PrintReplay writes the human summary of a replay.
+func PrintReplay(w io.Writer, r *engine.ReplayResult) {
+	kind := "replay"
+	if r.Guided {
+		kind = "guided replay"
+	}
+	switch r.Outcome {
+	case engine.OutcomeIncompatible:
+		fmt.Fprintf(w, "%s: incompatible (%s): %s.\n", oneLine(r.Scenario), kind, oneLine(r.Message))
+		for _, d := range r.Differences {
+			fmt.Fprintf(w, "- %s\n", oneLine(d))
+		}
+		if !r.Guided {
+			fmt.Fprintln(w, "Run the replay with --guided to follow the recorded order against the changed code, or record again.")
+		}
+		return
+	case engine.OutcomeViolation, engine.OutcomeActorError:
+		same := "a different failure than recorded"
+		if r.SameFailure {
+			same = "the same failure as recorded"
+		}
+		fmt.Fprintf(w, "%s: %s (%s): %d commands, %s.\n", oneLine(r.Scenario), r.Outcome, kind, r.Commands, same)
+	default:
+		fmt.Fprintf(w, "%s: %s (%s): %d commands; the recorded failure did not happen.\n", oneLine(r.Scenario), r.Outcome, kind, r.Commands)
+	}
+	if r.Guided {
+		fmt.Fprintf(w, "Followed %d of %d recorded commands in the recorded order.\n", r.Followed, r.Of)
+	}
+	if r.PairStep >= 0 {
+		rate := 0
+		if r.SameFailure {
+			rate = 1
+		}
+		fmt.Fprintf(w, "The recording releases two units together at step %d: PostgreSQL interleaves them its own way, so a replay may reproduce the failure only some of the time. Reproduced in %d of %d attempts.\n", r.PairStep, rate, r.Attempts)
+	}
+	if r.Message != "" {
+		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
+	}
+	if r.Saved != "" {
+		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
+	}
+}
+
+// PrintMinimize writes the human summary of a minimization.
+func PrintMinimize(w io.Writer, r *engine.MinimizeResult) {
+	if r.Outcome == engine.OutcomeIncompatible {
+		fmt.Fprintf(w, "%s: cannot minimize: %s.\n", oneLine(r.Scenario), oneLine(r.Message))
+		for _, d := range r.Differences {
+			fmt.Fprintf(w, "- %s\n", oneLine(d))
+		}
+		return
+	}
+	tail := "locally-minimal (removing any one remaining choice loses the failure)"
+	if !r.LocallyMinimal {
+		tail = "stopped: " + r.StopReason + "; not proven locally minimal"
+	} else if r.StopReason != "" {
+		tail += "; " + r.StopReason
+	}
+	fmt.Fprintf(w, "Reduced %d choices to %d in %d attempts; %s.\n", r.Before, r.After, r.Attempts, tail)
+	if r.Message != "" {
+		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
+	}
+	if r.Artifact != nil && r.Artifact.Outcome.Failed() {
+		printOrder(w, r.Artifact, r.Saved)
+	}
+	if r.Saved != "" {
+		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
+	}
+}
+
+// oneLineKeepBreaks escapes control characters of untrusted text (an
+// invariant's message, a database value) but keeps its line breaks.
+func oneLineKeepBreaks(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = escapeControls(l)
+	}
+	return strings.Join(lines, "\n")
+}

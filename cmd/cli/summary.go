@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/engine"
+)
+
+// SummaryFile is the machine-readable summary of a search (--json,
+// --summary FILE): what `interleave merge` combines across shards.
+type SummaryFile struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Scenario      string `json:"scenario"`
+	Outcome       string `json:"outcome"`
+	ExitCode      int    `json:"exitCode"`
+	Message       string `json:"message,omitempty"`
+	Strategy      string `json:"strategy"`
+	Seed          int64  `json:"seed,omitempty"`
+	Shard         int    `json:"shard,omitempty"`
+	Shards        int    `json:"shards,omitempty"`
+	Attempted     int    `json:"attempted"`
+	Completed     int    `json:"completed"`
+	Violations    int    `json:"violations"`
+	Inconclusive  int    `json:"inconclusive"`
+	Diverged      int    `json:"diverged"`
+	Pending       int    `json:"pending"`
+	PrunedByDepth int    `json:"prunedByDepth"`
+	PrunedByBytes int    `json:"prunedByBytes"`
+	MaxDepth      int    `json:"maxDepth"`
+	StopReason    string `json:"stopReason"`
+	Exhausted     bool   `json:"exhausted"`
+	ElapsedMillis int64  `json:"elapsedMillis"`
+	// FirstFailure locates the earliest failure in the exploration order.
+	FirstFailure *FailureRef `json:"firstFailure,omitempty"`
+}
+
+// FailureRef names a failing attempt and where its artifact was saved.
+type FailureRef struct {
+	Path     []int32 `json:"path"` // child indices from the first schedule
+	Kind     string  `json:"kind"`
+	Message  string  `json:"message"`
+	Artifact string  `json:"artifact,omitempty"`
+}
+
+// Summarize returns the machine-readable summary of an Explore result.
+func Summarize(r *engine.Result) *SummaryFile {
+	s := r.Summary
+	f := &SummaryFile{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: r.Message}
+	if s == nil {
+		return f
+	}
+	f.Strategy, f.Seed, f.Shard, f.Shards = s.Strategy.String(), r.Seed, r.Shard, r.Shards
+	f.Attempted, f.Completed, f.Violations, f.Inconclusive, f.Diverged = s.Attempted, s.Completed, s.Failures, s.Inconclusive, s.Diverged
+	f.Pending, f.PrunedByDepth, f.PrunedByBytes, f.MaxDepth = s.Pending, s.PrunedByDepth, s.PrunedByBytes, s.MaxDepth
+	f.StopReason, f.Exhausted, f.ElapsedMillis = s.StopReason, s.Exhausted(), s.Elapsed.Milliseconds()
+	if r.Outcome.Failed() && r.Artifact != nil {
+		f.FirstFailure = &FailureRef{Path: s.FirstFailurePath, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved}
+	}
+	return f
+}
+
+// ParseShard reads "K/N" (1 <= K <= N).
+func ParseShard(s string) (k, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		k, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("--shard wants K/N with 1 <= K <= N (for example 2/4; a Kubernetes Indexed Job passes $((JOB_COMPLETION_INDEX+1))/N), not %q", s)
+	}
+	return k, n, nil
+}
+
+// Merged is the combination of shard summaries.
+type Merged struct {
+	Summary  SummaryFile
+	Missing  []int // shard numbers with no summary
+	Artifact string
+}
+
+// MergeSummaries combines the summaries of the shards of one search: counts
+// add up, the search is exhausted only when every shard 1..N reported and
+// exhausted its part, and the first failure in exploration order wins.
+func MergeSummaries(paths []string) (*Merged, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("merge needs the summary files of the shards")
+	}
+	var files []*SummaryFile
+	dirs := map[*SummaryFile]string{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var f SummaryFile
+		if err := json.Unmarshal(data, &f); err != nil || f.SchemaVersion != 1 {
+			return nil, fmt.Errorf("%s is not an Interleave summary (written with --summary or --json)", p)
+		}
+		files = append(files, &f)
+		dirs[&f] = filepath.Dir(p)
+	}
+	m := &Merged{}
+	t := &m.Summary
+	*t = SummaryFile{SchemaVersion: 1, Scenario: files[0].Scenario, Strategy: files[0].Strategy, Seed: files[0].Seed, Shards: files[0].Shards, Exhausted: true}
+	seen := map[int]bool{}
+	worst := engine.ExitPass
+	for _, f := range files {
+		if f.Scenario != t.Scenario || f.Shards != t.Shards || f.Strategy != t.Strategy || f.Seed != t.Seed {
+			return nil, fmt.Errorf("the summaries are not shards of one search (scenario, strategy, seed or shard count differ)")
+		}
+		if seen[f.Shard] {
+			return nil, fmt.Errorf("shard %d/%d appears twice", f.Shard, f.Shards)
+		}
+		seen[f.Shard] = true
+		t.Attempted += f.Attempted
+		t.Completed += f.Completed
+		t.Violations += f.Violations
+		t.Inconclusive += f.Inconclusive
+		t.Diverged += f.Diverged
+		t.Pending += f.Pending
+		t.PrunedByDepth += f.PrunedByDepth
+		t.PrunedByBytes += f.PrunedByBytes
+		if f.MaxDepth > t.MaxDepth {
+			t.MaxDepth = f.MaxDepth
+		}
+		if f.ElapsedMillis > t.ElapsedMillis {
+			t.ElapsedMillis = f.ElapsedMillis
+		}
+		t.Exhausted = t.Exhausted && f.Exhausted
+		worst = worse(worst, f.ExitCode)
+		if ff := f.FirstFailure; ff != nil && (t.FirstFailure == nil || pathBefore(ff.Path, t.FirstFailure.Path)) {
+			c := *ff
+			if c.Artifact != "" && !filepath.IsAbs(c.Artifact) {
+				c.Artifact = filepath.Join(dirs[f], c.Artifact)
+			}
+			t.FirstFailure = &c
+		}
+	}
+	n := t.Shards
+	if n == 0 {
+		n = 1
+	}
+	for k := 1; k <= n; k++ {
+		if !seen[k] && !(n == 1 && seen[0]) {
+			m.Missing = append(m.Missing, k)
+		}
+	}
+	sort.Ints(m.Missing)
+	switch {
+	case t.FirstFailure != nil:
+		t.Outcome, t.Message = t.FirstFailure.Kind, t.FirstFailure.Message
+		t.ExitCode = engine.Outcome(t.Outcome).ExitCode()
+		m.Artifact = t.FirstFailure.Artifact
+	case worst == engine.ExitError:
+		t.Outcome, t.ExitCode, t.Message = string(engine.OutcomeHarnessError), engine.ExitError, "a shard stopped with an error"
+	case len(m.Missing) > 0 || !t.Exhausted || t.Inconclusive > 0 || t.Diverged > 0:
+		t.Outcome, t.ExitCode = string(engine.OutcomeInconclusive), engine.ExitInconclusive
+		t.Message = "not every order was explored"
+		if len(m.Missing) > 0 {
+			t.Message = fmt.Sprintf("shards %v did not report", m.Missing)
+		}
+	default:
+		t.Outcome, t.ExitCode = string(engine.OutcomePass), engine.ExitPass
+	}
+	t.StopReason = "merged"
+	return m, nil
+}
+
+// pathBefore orders exploration-tree paths: fewer choices first, then by
+// child index (the breadth-first order every shard shares).
+func pathBefore(a, b []int32) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// CopyArtifact validates the artifact at src and writes it to dst.
+func CopyArtifact(src, dst string, force bool) error {
+	a, err := artifact.Read(src)
+	if err != nil {
+		return err
+	}
+	return artifact.Write(dst, a, force)
+}
+
+// worse picks the exit code that matters more to CI.
+func worse(a, b int) int {
+	rank := map[int]int{engine.ExitPass: 0, engine.ExitInconclusive: 1, engine.ExitIncompatible: 2, engine.ExitViolation: 3, engine.ExitError: 4}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}

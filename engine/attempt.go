@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/pginterleave/interleave/fingerprint"
+	"github.com/pginterleave/interleave/netproxy"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// actorGrace is how long actors get to return after an attempt is aborted
+// and their connections are closed.
+const actorGrace = 3 * time.Second
+
+// attemptResult is everything one attempt produced.
+type attemptResult struct {
+	Outcome   Outcome
+	Message   string // failure message, or why the attempt could not be judged
+	Sched     *sched.Result
+	SchedErr  error
+	Actors    []ActorResult
+	Abandoned []string // actors that did not return after cancellation
+	Capture   []byte   // raw capture, kept for failures (or every attempt with capture "all")
+	Started   time.Time
+	Duration  time.Duration
+}
+
+// run executes one attempt of sc under policy on the worker's database.
+func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *attemptResult {
+	res := &attemptResult{Started: time.Now()}
+
+	defer func() { res.Duration = time.Since(res.Started) }()
+	actx, cancel := context.WithTimeout(ctx, w.env.opts.AttemptTimeout)
+	defer cancel()
+
+	if err := w.reset(actx); err != nil {
+		return res.harness("reset the attempt database: %v", err)
+	}
+	if sc.Setup != nil {
+		if err := protect("setup", func() error { return sc.Setup(actx, w.control) }); err != nil {
+			return res.harness("setup failed: %v", err)
+		}
+	}
+	if w.printDB || w.checkSetup != nil {
+		w.printDB = false
+		p, err := fingerprint.Database(actx, w.control)
+		if err != nil {
+			return res.harness("%v", err)
+		}
+		w.env.noteDatabase(p)
+		if w.checkSetup != nil {
+			if err := w.checkSetup(p); err != nil {
+				res.Outcome, res.Message, res.SchedErr = OutcomeIncompatible, err.Error(), err
+				return res
+			}
+		}
+	}
+	w.capture.Reset()
+	at := sched.New(sched.Config{
+		Actors:        sc.ActorNames(),
+		Policy:        policy,
+		Monitor:       w.monitor,
+		MultiProducer: w.env.opts.Proxy.Connections == MultiProducer,
+		Settle:        w.env.opts.Proxy.Settle,
+	})
+	proxies := make([]*netproxy.Proxy, len(sc.Actors))
+	defer func() {
+		for _, p := range proxies {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}()
+	for i := range sc.Actors {
+		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage})
+		if err != nil {
+			return res.harness("%v", err)
+		}
+		proxies[i] = p
+	}
+
+	schedDone := make(chan error, 1)
+	go func() { schedDone <- at.Run(actx) }()
+	actorCtx, cancelActors := context.WithCancel(actx)
+	defer cancelActors()
+	res.Actors = make([]ActorResult, len(sc.Actors))
+	returned := make([]chan struct{}, len(sc.Actors))
+	for i := range sc.Actors {
+		returned[i] = make(chan struct{})
+		go func(i int) {
+			defer close(returned[i])
+			a := sc.Actors[i]
+			var v any
+			err := protect("actor "+a.Name, func() (err error) {
+				v, err = a.Run(actorCtx, w.actorConnString(proxies[i].Addr().Port))
+				return err
+			})
+			res.Actors[i] = ActorResult{Actor: a.Name, Value: v, Err: err}
+			at.ActorDone(i)
+			proxies[i].CloseConns()
+		}(i)
+	}
+
+	schedErr := <-schedDone
+	if schedErr == nil && actx.Err() != nil {
+		schedErr = fmt.Errorf("%w: the attempt deadline (%v) passed as the actors finished; their errors may be its consequence", sched.ErrInconclusive, w.env.opts.AttemptTimeout)
+	}
+	if schedErr != nil {
+		cancelActors()
+		for _, p := range proxies {
+			p.CloseConns()
+		}
+	}
+	grace := time.NewTimer(actorGrace)
+	defer grace.Stop()
+	var mu sync.Mutex
+	for i, ch := range returned {
+		select {
+		case <-ch:
+		case <-grace.C:
+			mu.Lock()
+			res.Abandoned = append(res.Abandoned, sc.Actors[i].Name)
+			mu.Unlock()
+			grace.Reset(0)
+		}
+	}
+	res.Sched = at.Result()
+	res.SchedErr = schedErr
+	w.judge(actx, sc, res, at)
+	for _, p := range proxies {
+		p.Close() // every stream's close is in the capture before it is kept
+	}
+	if mode := w.env.opts.Capture.Mode; mode == CaptureAll || (mode != CaptureOff && (res.Outcome.Failed() || res.Outcome == OutcomeHarnessError)) {
+		res.Capture = append([]byte(nil), w.capture.Bytes()...)
+	}
+	return res
+}
+
+// judge decides the outcome once every actor has returned (or been given up).
+func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at *sched.Attempt) {
+	if len(res.Abandoned) > 0 && res.SchedErr == nil {
+		res.SchedErr = fmt.Errorf("%w: actors %v did not return", sched.ErrInconclusive, res.Abandoned)
+	}
+	if err := res.SchedErr; err != nil {
+		res.Message = err.Error()
+		switch {
+		case errors.Is(err, sched.ErrInconclusive):
+			res.Outcome = OutcomeInconclusive
+		default:
+			res.Outcome = OutcomeHarnessError
+		}
+		if len(res.Abandoned) > 0 {
+			res.Message += fmt.Sprintf(" (actors %v ignored cancellation and were abandoned)", res.Abandoned)
+		}
+		return
+	}
+	if err := at.LaneError(); err != nil {
+		res.Outcome, res.Message = OutcomeHarnessError, err.Error()
+		return
+	}
+	if !sc.HandleActorErrors {
+		for _, r := range res.Actors {
+			if r.Err != nil {
+				res.Outcome = OutcomeActorError
+				res.Message = fmt.Sprintf("actor %s failed: %v", r.Actor, r.Err)
+				return
+			}
+		}
+	}
+	err := protect("invariant", func() error { return sc.Invariant(ctx, w.control, res.Actors) })
+	var pe *panicError
+	switch {
+	case errors.As(err, &pe), errors.Is(err, ErrHarness):
+		res.Outcome, res.Message = OutcomeHarnessError, err.Error()
+	case err != nil && ctx.Err() != nil:
+		res.Outcome, res.Message = OutcomeInconclusive, fmt.Sprintf("the invariant did not finish before the attempt deadline: %v", err)
+	case err != nil:
+		res.Outcome, res.Message = OutcomeViolation, err.Error()
+	default:
+		res.Outcome = OutcomePass
+	}
+}
+
+func (r *attemptResult) harness(format string, args ...any) *attemptResult {
+	r.Outcome = OutcomeHarnessError
+	r.Message = fmt.Sprintf(format, args...)
+	return r
+}
+
+// ErrHarness marks an Invariant error that is not a violation: the
+// invariant could not judge the attempt (a query failed, a host process
+// died). Wrap it (fmt.Errorf("...: %w", interleave.ErrHarness)); the attempt
+// then ends as a harness error (exit 2) instead of a violation.
+var ErrHarness = errors.New("the invariant could not judge the attempt")
+
+type panicError struct {
+	what  string
+	value any
+	stack []byte
+}
+
+func (p *panicError) Error() string {
+	return fmt.Sprintf("%s panicked: %v\n%s", p.what, p.value, p.stack)
+}
+
+// protect runs f, turning a panic into an error.
+func protect(what string, f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicError{what: what, value: v, stack: debug.Stack()}
+		}
+	}()
+	return f()
+}

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/fingerprint"
+	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// env is the server side of a run: the server and the options.
+type env struct {
+	opts   Options
+	server pgserver.Server
+	shared bool // the caller owns the server
+
+	mu sync.Mutex
+	fp *artifact.Fingerprint // program, server and database after setup
+}
+
+func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
+	fp, err := fingerprint.Of(fingerprint.Source(opts.Source))
+	if err != nil {
+		return nil, err
+	}
+	fp.Profiles = opts.profiles()
+	fp.UpstreamTLS = opts.Server.TLS
+	return openEnvWith(ctx, opts, workers, fp)
+}
+
+// maxConnectionsFor is what a server needs for workers parallel attempts:
+// each holds a control and a monitor connection and up to 8 actors with
+// several connections each.
+func maxConnectionsFor(workers int) int { return 20 + workers*(8*4+4) }
+
+// openEnvWith starts the server side with an already computed program
+// fingerprint.
+func openEnvWith(ctx context.Context, opts Options, workers int, fp *artifact.Fingerprint) (*env, error) {
+	e := &env{opts: opts, fp: fp}
+	so := opts.Server
+	var err error
+	switch {
+	case so.Use != nil:
+		e.server, e.shared = so.Use, true
+		return e, nil
+	case so.Provider != nil:
+		e.server, err = so.Provider.Start(ctx, pgserver.ProviderRequest{MaxConnections: maxConnectionsFor(workers), TLS: so.TLS})
+	case so.DatabaseURL != "":
+		var tlsCfg *tls.Config
+		if so.TLS {
+			cfg, perr := pgx.ParseConfig(so.DatabaseURL)
+			if perr != nil {
+				return nil, fmt.Errorf("the database URL is not valid")
+			}
+			if tlsCfg, err = pgserver.TLSConfig(cfg.Host, so.CA); err != nil {
+				return nil, err
+			}
+		}
+		e.server, err = pgserver.OpenExternal(ctx, so.DatabaseURL, tlsCfg)
+	default:
+		e.server, err = pgserver.StartLocal(ctx, pgserver.LocalOptions{
+			BinDir:         so.PGBin,
+			MaxConnections: maxConnectionsFor(workers),
+			TLS:            so.TLS,
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if so.TLS {
+		// Check the TLS path once, up front, so that a certificate problem is
+		// one clear error rather than every actor failing to connect.
+		c, err := e.server.Endpoint().Dial(ctx)
+		if err != nil {
+			e.close()
+			return nil, err
+		}
+		c.Close()
+	}
+	return e, nil
+}
+
+func (e *env) close() error {
+	if e.shared {
+		return nil
+	}
+	return e.server.Close()
+}
+
+// dialer returns how a proxy reaches the server.
+func (e *env) dialer() func(ctx context.Context) (net.Conn, error) {
+	return e.server.Endpoint().Dial
+}
+
+// worker owns one database and the direct connections an attempt needs.
+type worker struct {
+	env      *env
+	db       string
+	control  *pgx.Conn // setup, invariant, reset
+	monitor  *sched.PGMonitor
+	pristine *pgserver.Pristine
+	fresh    bool           // the database has not been used by an attempt yet
+	capture  *capture.Arena // reused by every attempt of this worker
+	// printDB asks the next attempt to fingerprint the database after setup;
+	// checkSetup, when set, judges that fingerprint (exact replay).
+	printDB    bool
+	checkSetup func(*artifact.DatabasePrint) error
+}
+
+func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
+	db, err := e.server.CreateDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{env: e, db: db, fresh: true, capture: capture.NewArena(), printDB: true}
+	if e.opts.Capture.Mode == CaptureOff {
+		w.capture.Disable()
+	}
+	defer func() {
+		if err != nil {
+			w.close(context.Background())
+		}
+	}()
+	if w.control, err = pgx.Connect(ctx, e.server.ConnString(db)); err != nil {
+		return nil, fmt.Errorf("connect to the attempt database: %w", err)
+	}
+	if w.pristine, err = pgserver.Snapshot(ctx, w.control); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.fp.ServerVersion == "" {
+		err = fingerprint.Server(ctx, w.control, e.fp)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("fingerprint the server: %w", err)
+	}
+	if w.monitor, err = sched.NewPGMonitor(ctx, e.server.ConnString(e.server.MaintenanceDB())); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// reset returns the worker's database to its pristine state and a clean
+// control session.
+func (w *worker) reset(ctx context.Context) error {
+	if w.fresh {
+		w.fresh = false
+		return nil
+	}
+	if w.control.IsClosed() {
+		c, err := pgx.Connect(ctx, w.env.server.ConnString(w.db))
+		if err != nil {
+			return fmt.Errorf("reconnect to the attempt database: %w", err)
+		}
+		w.control = c
+	}
+	if w.control.PgConn().TxStatus() != 'I' {
+		if _, err := w.control.Exec(ctx, "ROLLBACK"); err != nil {
+			return fmt.Errorf("end the control session's transaction: %w", err)
+		}
+	}
+	if err := w.control.PgConn().Exec(ctx, "DISCARD ALL").Close(); err != nil {
+		return fmt.Errorf("reset the control session: %w", err)
+	}
+	if err := w.control.DeallocateAll(ctx); err != nil {
+		return err
+	}
+	return pgserver.ResetDatabase(ctx, w.control, w.db, w.pristine)
+}
+
+// actorConnString is the connection string an actor gets: its proxy, the
+// worker's database, the server's credentials.
+func (w *worker) actorConnString(port int) string {
+	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/" + w.db}
+	if p := w.env.server.Password(); p != "" {
+		u.User = url.UserPassword(w.env.server.User(), p)
+	} else {
+		u.User = url.User(w.env.server.User())
+	}
+	u.RawQuery = "sslmode=disable"
+	return u.String()
+}
+
+func (w *worker) close(ctx context.Context) {
+	if w.monitor != nil {
+		_ = w.monitor.Close(ctx)
+	}
+	if w.control != nil {
+		_ = w.control.Close(ctx)
+	}
+	_ = w.env.server.DropDatabase(ctx, w.db)
+}
+
+// fingerprint returns a copy of the run's fingerprint.
+func (e *env) fingerprint() *artifact.Fingerprint {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := *e.fp
+	return &c
+}
+
+// noteDatabase records the database fingerprint after setup the first time
+// it is computed, and returns the recorded one.
+func (e *env) noteDatabase(p *artifact.DatabasePrint) *artifact.DatabasePrint {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fp.Database == nil {
+		e.fp.Database = p
+	}
+	return e.fp.Database
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/sched"
+	"github.com/pginterleave/interleave/search"
+)
+
+// Result is the outcome of Explore or RunOnce.
+type Result struct {
+	Scenario string
+	Outcome  Outcome
+	Message  string
+	// Summary describes the search (nil for RunOnce).
+	Summary *search.Summary
+	// Artifact is the first failing attempt, or for RunOnce the attempt.
+	Artifact *artifact.Artifact
+	// Saved is the path the artifact was written to, if any.
+	Saved string
+	// Seed is the seed of a random or pct search (0 otherwise); Shard and
+	// Shards say which part of the space a sharded search explored.
+	Seed          int64
+	Shard, Shards int
+}
+
+// ExitCode is the process exit code for the result.
+func (r *Result) ExitCode() int { return r.Outcome.ExitCode() }
+
+// Explore searches the orders of sc's units for one that breaks the
+// invariant, within opts' budgets.
+func Explore(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOut(o.Output); err != nil {
+		return nil, err
+	}
+	e, err := openEnv(ctx, o, o.Search.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.explore(ctx, &sc)
+	cleanup := e.closeRecorded()
+	if res != nil && res.Artifact != nil {
+		res.Artifact.Cleanup = cleanup
+	}
+	if err != nil {
+		return res, err
+	}
+	return res, res.save(o)
+}
+
+func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
+	// Worker 0 starts now; the others once the first attempt is in, while
+	// worker 0 goes on (a search that fails at once never creates them).
+	w0, err := e.newWorker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	so := e.opts.Search
+	workers := make([]*worker, so.Workers)
+	workerErrs := make([]error, so.Workers)
+	workers[0] = w0
+	defer func() {
+		for _, w := range workers {
+			if w != nil {
+				w.close(context.Background())
+			}
+		}
+	}()
+	getWorker := func(ctx context.Context, wi int) (*worker, error) {
+		if workers[wi] == nil && workerErrs[wi] == nil {
+			workers[wi], workerErrs[wi] = e.newWorker(ctx)
+		}
+		return workers[wi], workerErrs[wi]
+	}
+	var mu sync.Mutex
+	var first *attemptResult
+	firstSeq := -1
+	var lastHarness *attemptResult
+	sum, err := search.Explore(ctx, so, search.Hooks{
+		Progress: e.opts.Output.OnProgress,
+		StartWorker: func(ctx context.Context, wi int) error {
+			_, err := getWorker(ctx, wi)
+			return err
+		},
+	}, func(ctx context.Context, wi, seq int, plan search.Plan, policy sched.Policy) search.Report {
+		w, err := getWorker(ctx, wi)
+		if err != nil {
+			return search.Report{Stop: fmt.Errorf("start worker %d: %w", wi, err)}
+		}
+		r := w.run(ctx, sc, policy)
+		rep := search.Report{Failed: r.Outcome.Failed(), Inconclusive: r.Outcome == OutcomeInconclusive}
+		if r.Sched != nil {
+			rep.Decisions = r.Sched.Decisions
+		}
+		switch {
+		case errors.Is(r.SchedErr, search.ErrDiverged):
+			rep.Diverged, rep.Failed = true, false
+		case r.Outcome == OutcomeHarnessError:
+			rep.Stop = errors.New(r.Message)
+			mu.Lock()
+			lastHarness = r
+			mu.Unlock()
+		}
+		uncounted := seq == 0 && so.Shards > 1 && so.Shard != 1 && !so.Strategy.Sampled()
+		if rep.Failed && !uncounted { // another shard reports the first schedule
+			mu.Lock()
+			if firstSeq < 0 || seq < firstSeq {
+				first, firstSeq = r, seq
+			}
+			mu.Unlock()
+		}
+		return rep
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Scenario: sc.Name, Summary: sum, Shard: so.Shard, Shards: so.Shards}
+	if so.Strategy.Sampled() {
+		res.Seed = so.Seed
+	}
+	switch {
+	case first != nil:
+		res.Outcome, res.Message = first.Outcome, first.Message
+		res.Artifact = e.recordAttempt(sc, "explore", first)
+		res.Artifact.Search = searchRecord(e.opts, sum, firstSeq)
+	case sum.StopReason == search.StopHarness:
+		res.Outcome, res.Message = OutcomeHarnessError, sum.StopErr.Error()
+		if lastHarness != nil {
+			res.Artifact = e.recordAttempt(sc, "explore", lastHarness)
+			res.Artifact.Search = searchRecord(e.opts, sum, sum.Attempted-1)
+		}
+	case sum.StopReason == search.StopCancelled:
+		return res, ctx.Err()
+	case !sum.Exhausted():
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("%s after %d attempts with %d prefixes pending: not every order was explored", sum.StopReason, sum.Attempted, sum.Pending)
+	case sum.Inconclusive > 0 || sum.Diverged > 0:
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("%d of %d attempts could not be judged (%d inconclusive, %d diverged from their plan)", sum.Inconclusive+sum.Diverged, sum.Attempted, sum.Inconclusive, sum.Diverged)
+	default:
+		res.Outcome = OutcomePass
+	}
+	return res, nil
+}
+
+func searchRecord(o Options, s *search.Summary, seq int) *artifact.Search {
+	return &artifact.Search{
+		Strategy: s.Strategy.String(), Seed: o.Search.Seed, Attempt: seq, Attempted: s.Attempted, Completed: s.Completed,
+		Violations: s.Failures, Pending: s.Pending, MaxDepth: s.MaxDepth, StopReason: s.StopReason,
+		ElapsedMillis: s.Elapsed.Milliseconds(),
+	}
+}
+
+// RunOnce runs a single attempt in the default (FIFO) order.
+func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOut(o.Output); err != nil {
+		return nil, err
+	}
+	e, err := openEnv(ctx, o, 1)
+	if err != nil {
+		return nil, err
+	}
+	var res *Result
+	w, err := e.newWorker(ctx)
+	if err == nil {
+		var policy sched.Policy
+		if len(o.Search.Order) > 0 {
+			policy = search.NewOrderPolicy(o.Search.Order, sc.ActorNames())
+		}
+		r := w.run(ctx, &sc, policy)
+		w.close(context.Background())
+		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r)}
+	}
+	cleanup := e.closeRecorded()
+	if err != nil {
+		return nil, err
+	}
+	res.Artifact.Cleanup = cleanup
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if res.Outcome.Failed() {
+		return res, res.save(o)
+	}
+	return res, nil
+}
+
+// closeRecorded shuts the server side down and says what was cleaned up.
+func (e *env) closeRecorded() artifact.Cleanup {
+	err := e.close()
+	c := artifact.Cleanup{DatabasesDropped: err == nil, ServerStopped: err == nil}
+	if err != nil {
+		c.Error = err.Error()
+	}
+	return c
+}
+
+// save writes the artifact when Out is set.
+func (r *Result) save(o Options) error {
+	if o.Output.Out == "" || r.Artifact == nil {
+		return nil
+	}
+	if err := artifact.Write(o.Output.Out, r.Artifact, o.Output.Force); err != nil {
+		return fmt.Errorf("save the artifact: %w", err)
+	}
+	r.Saved = o.Output.Out
+	return nil
+}
+
+// checkOut refuses, before any work starts, an output path that could not
+// be written at the end: an existing file without Force, a directory, a
+// missing parent directory.
+func checkOut(o OutputOptions) error {
+	if o.Out == "" {
+		return nil
+	}
+	return artifact.CheckWritable(o.Out, o.Force)
+}

@@ -1,0 +1,305 @@
+package search
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// ErrIncompatible reports that a recording no longer applies.
+var ErrIncompatible = errors.New("incompatible")
+
+// Mismatch is an exact replay's divergence at a step; the replay puts it in
+// words with both versions of the commands.
+type Mismatch struct {
+	Step     int
+	Recorded []artifact.UnitRef
+	Now      []artifact.UnitRef
+	What     string
+}
+
+func (m *Mismatch) Error() string {
+	return fmt.Sprintf("%v: step %d: %s", ErrIncompatible, m.Step, m.What)
+}
+
+func (m *Mismatch) Unwrap() error { return ErrIncompatible }
+
+// ExactPolicy follows a recording decision by decision and requires the
+// pending units to be the recorded ones: same actor, same unit ordinal on
+// its connection, same bytes, and the same bytes sent before on that
+// connection. Connections are identified by that history rather than by
+// their number, because a pool may open its connections in a different
+// order on every run (multi-producer profile): two connections with the
+// same history have sent identical bytes so far and are interchangeable,
+// so no binding can ever be a false match.
+type ExactPolicy struct {
+	rec      *artifact.Artifact
+	names    []string
+	recHist  map[[3]any]uint64 // recorded unit (actor, conn, unit) -> hash of its connection's earlier units
+	liveHist map[laneKey]uint64
+	recAll   map[unitKey]bool // every recorded unit's key
+	// waitStep and waitStart: since when the recorded release has been
+	// awaited at this step (-1: not waiting).
+	waitStep  int
+	waitStart time.Time
+}
+
+// MaxPendingWait bounds how long an exact replay of a connection pool waits
+// for a recorded unit to become pending: far above any scheduling delay,
+// far below an attempt's deadline.
+const MaxPendingWait = 5 * time.Second
+
+func (p *ExactPolicy) waitMore(step int) bool {
+	if p.rec.Limits.Connections != "multi-producer" {
+		return false
+	}
+	if p.waitStep != step {
+		p.waitStep, p.waitStart = step, time.Now()
+	}
+	return time.Since(p.waitStart) < MaxPendingWait
+}
+
+// pendingLater checks, for a pool, that every unit pending now is a recorded
+// one that has not been released yet.
+func (p *ExactPolicy) pendingLater(step int, now []artifact.UnitRef, nowKeys []unitKey, d artifact.Decision) error {
+	for i, k := range nowKeys {
+		if !p.recAll[k] {
+			return &Mismatch{Step: step, Recorded: d.Candidates, Now: []artifact.UnitRef{now[i]}, What: "a command is pending that the recording does not have"}
+		}
+	}
+	return nil
+}
+
+// unitKey is what makes two pending units the same.
+type unitKey struct {
+	actor   string
+	unit    int
+	hash    string
+	history uint64
+}
+
+func chain(h uint64, unitHash string) uint64 {
+	f := fnv.New64a()
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], h)
+	f.Write(b[:])
+	f.Write([]byte(unitHash))
+	return f.Sum64()
+}
+
+func (p *ExactPolicy) init() {
+	p.recHist, p.liveHist, p.recAll, p.waitStep = map[[3]any]uint64{}, map[laneKey]uint64{}, map[unitKey]bool{}, -1
+	byLane := map[laneKey][]artifact.Unit{}
+	for _, u := range p.rec.Units {
+		k := laneKey{u.Actor, u.Conn}
+		byLane[k] = append(byLane[k], u)
+	}
+	for _, us := range byLane {
+		sort.Slice(us, func(i, j int) bool { return us[i].Unit < us[j].Unit })
+		var h uint64
+		for _, u := range us {
+			p.recHist[[3]any{u.Actor, u.Conn, u.Unit}] = h
+			p.recAll[unitKey{u.Actor, u.Unit, u.Hash, h}] = true
+			h = chain(h, u.Hash)
+		}
+	}
+}
+
+// NewExactPolicy follows rec; names are the actors by index.
+func NewExactPolicy(rec *artifact.Artifact, names []string) *ExactPolicy {
+	return &ExactPolicy{rec: rec, names: names}
+}
+
+// Choose implements sched.Policy.
+func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
+	if p.recHist == nil {
+		p.init()
+	}
+	now := make([]artifact.UnitRef, len(cands))
+	nowKeys := make([]unitKey, len(cands))
+	for i, c := range cands {
+		now[i] = artifact.UnitRef{Actor: p.names[c.Ref.Actor], Conn: c.Ref.Conn, Unit: c.Ref.Unit, Hash: artifact.HashString(c.Hash)}
+		nowKeys[i] = unitKey{now[i].Actor, now[i].Unit, now[i].Hash, p.liveHist[laneKey{now[i].Actor, now[i].Conn}]}
+	}
+	if step >= len(p.rec.Schedule.Decisions) {
+		return nil, &Mismatch{Step: step, Now: now, What: fmt.Sprintf("the recording ends after %d decisions, but more commands are pending now", len(p.rec.Schedule.Decisions))}
+	}
+	d := p.rec.Schedule.Decisions[step]
+	recKey := func(r artifact.UnitRef) unitKey {
+		return unitKey{r.Actor, r.Unit, r.Hash, p.recHist[[3]any{r.Actor, r.Conn, r.Unit}]}
+	}
+	var recKeys []unitKey
+	for _, r := range d.Candidates {
+		recKeys = append(recKeys, recKey(r))
+	}
+	if p.rec.Limits.Connections == "multi-producer" {
+		// A pool's goroutines send on their own time, and quiescence waits
+		// only a settle time for them: the pending set at a step may lack a
+		// unit the recording had (wait for it) or hold one the recording saw
+		// a step later (it stays held; the server sees nothing of it).
+		// What must hold: every unit pending now is one the recording has,
+		// with the same bytes after the same history, and the recorded
+		// release is pending.
+		if err := p.pendingLater(step, now, nowKeys, d); err != nil {
+			return nil, err
+		}
+	} else if !sameKeys(recKeys, nowKeys) {
+		return nil, &Mismatch{Step: step, Recorded: d.Candidates, Now: now, What: "different commands are pending than were recorded"}
+	}
+	var picks []int
+	taken := map[int]bool{}
+	for _, r := range d.Release {
+		k := recKey(r)
+		for i, n := range nowKeys {
+			if n == k && !taken[i] { // interchangeable when several match: take the first
+				picks, taken[i] = append(picks, i), true
+				break
+			}
+		}
+	}
+	if len(picks) != len(d.Release) {
+		if p.waitMore(step) {
+			return nil, sched.ErrWaitForMore
+		}
+		return nil, &Mismatch{Step: step, Recorded: d.Release, Now: now, What: "the recorded release is not pending"}
+	}
+	p.waitStep = -1
+	for _, i := range picks {
+		lk := laneKey{now[i].Actor, now[i].Conn}
+		p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
+	}
+	return picks, nil
+}
+
+func sameKeys(a, b []unitKey) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[unitKey]int{}
+	for _, k := range a {
+		count[k]++
+	}
+	for _, k := range b {
+		if count[k]--; count[k] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// SameRefs reports whether a and b name the same units, in any order.
+func SameRefs(a, b []artifact.UnitRef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	key := func(rs []artifact.UnitRef) string {
+		s := make([]string, len(rs))
+		for i, r := range rs {
+			s[i] = fmt.Sprintf("%s#%d.%d@%s", r.Actor, r.Conn, r.Unit, r.Hash)
+		}
+		sort.Strings(s)
+		return strings.Join(s, " ")
+	}
+	return key(a) == key(b)
+}
+
+// GuidedPolicy follows the recorded order of actors (connection lanes) over
+// executing units against changed code: preparation units are released as
+// they come; at each other decision it releases the next recorded lane's
+// pending unit. When that lane has nothing pending it stops following and
+// the default policy decides the rest.
+type GuidedPolicy struct {
+	lanes     []laneKey // recorded order of executing releases
+	pairs     []bool    // the recorded release at that position was a pair
+	next      int
+	following bool
+	stopped   string // why following stopped early
+	names     []string
+	bound     map[laneKey]int  // live lane -> recorded connection
+	taken     map[laneKey]bool // recorded lanes already bound
+}
+
+type laneKey struct {
+	actor string
+	conn  int
+}
+
+// NewGuidedPolicy follows rec's order of actors; names are the actors by index.
+func NewGuidedPolicy(rec *artifact.Artifact, names []string) *GuidedPolicy {
+	prep := map[[3]any]bool{}
+	for _, u := range rec.Units {
+		if u.Prepare {
+			prep[[3]any{u.Actor, u.Conn, u.Unit}] = true
+		}
+	}
+	g := &GuidedPolicy{following: true, names: names}
+	for _, d := range rec.Schedule.Decisions {
+		for _, r := range d.Release {
+			if !prep[[3]any{r.Actor, r.Conn, r.Unit}] {
+				g.lanes = append(g.lanes, laneKey{r.Actor, r.Conn})
+			}
+		}
+	}
+	return g
+}
+
+// Choose implements sched.Policy.
+func (g *GuidedPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
+	if len(cands) == 1 && cands[0].Prepare {
+		return []int{0}, nil
+	}
+	if !g.following {
+		return []int{0}, nil
+	}
+	if g.next >= len(g.lanes) {
+		g.following = false
+		return []int{0}, nil
+	}
+	want := g.lanes[g.next]
+	if g.bound == nil {
+		g.bound, g.taken = map[laneKey]int{}, map[laneKey]bool{}
+	}
+	pick := -1
+	for i, c := range cands {
+		lk := laneKey{g.names[c.Ref.Actor], c.Ref.Conn}
+		if lk.actor != want.actor {
+			continue
+		}
+		if b, ok := g.bound[lk]; ok {
+			if b == want.conn {
+				pick = i
+				break
+			}
+			continue
+		}
+		if pick < 0 && !g.taken[want] {
+			pick = i // an unbound live lane of the actor, bound below
+		}
+	}
+	if pick >= 0 {
+		lk := laneKey{g.names[cands[pick].Ref.Actor], cands[pick].Ref.Conn}
+		if _, ok := g.bound[lk]; !ok {
+			g.bound[lk], g.taken[want] = want.conn, true
+		}
+		g.next++
+		return []int{pick}, nil
+	}
+	g.following = false
+	g.stopped = fmt.Sprintf("at step %d the recording releases %s's connection #%d, which has no command pending now", step, want.actor, want.conn)
+	return []int{0}, nil
+}
+
+// Stopped says why following stopped before the end of the recording
+// ("" when it did not, or when the changed code sent fewer commands).
+func (g *GuidedPolicy) Stopped() string { return g.stopped }
+
+// Followed reports how many recorded executing releases were followed, of
+// how many.
+func (g *GuidedPolicy) Followed() (int, int) { return g.next, len(g.lanes) }
