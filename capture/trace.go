@@ -130,7 +130,7 @@ func Trace(raw []byte, units []UnitInfo, conns []ConnInfo) (*TraceResult, error)
 	if err != nil {
 		return nil, err
 	}
-	ports, keys, err := streamPorts(recs)
+	ports, keys, err := StreamPorts(recs)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func Trace(raw []byte, units []UnitInfo, conns []ConnInfo) (*TraceResult, error)
 	for _, k := range keys {
 		st := tracers[k]
 		st.finish()
-		res.Missing = append(res.Missing, st.unmatched(k.stream)...)
+		res.Missing = append(res.Missing, st.unmatched(k.Stream)...)
 		res.Streams = append(res.Streams, st.t)
 	}
 	sort.SliceStable(res.Missing, func(i, j int) bool {

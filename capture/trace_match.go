@@ -8,8 +8,10 @@ import (
 	"strings"
 )
 
-// streamKey identifies a capture stream: stream ids are per actor.
-type streamKey struct{ actor, stream int }
+// StreamKey identifies a capture stream: stream ids are per actor.
+type StreamKey struct{ Actor, Stream int }
+
+type streamKey = StreamKey
 
 // maxStreams bounds the streams of one capture: each gets a client port in
 // WritePCAPNG, from 40000 up.
@@ -18,13 +20,13 @@ const (
 	maxStreams = 65535 - firstPort + 1
 )
 
-// streamPorts gives every stream of recs its client port: 40000 plus its
+// StreamPorts gives every stream of recs its client port: 40000 plus its
 // rank in (actor, stream) order.
-func streamPorts(recs []Record) (map[streamKey]int, []streamKey, error) {
+func StreamPorts(recs []Record) (map[StreamKey]int, []StreamKey, error) {
 	seen := map[streamKey]bool{}
 	var keys []streamKey
 	for _, r := range recs {
-		k := streamKey{r.Actor, r.Stream}
+		k := StreamKey{r.Actor, r.Stream}
 		if !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
@@ -34,10 +36,10 @@ func streamPorts(recs []Record) (map[streamKey]int, []streamKey, error) {
 		return nil, nil, fmt.Errorf("%w: %d streams; at most %d fit in TCP port numbers", ErrCorrupt, len(keys), maxStreams)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].actor != keys[j].actor {
-			return keys[i].actor < keys[j].actor
+		if keys[i].Actor != keys[j].Actor {
+			return keys[i].Actor < keys[j].Actor
 		}
-		return keys[i].stream < keys[j].stream
+		return keys[i].Stream < keys[j].Stream
 	})
 	ports := make(map[streamKey]int, len(keys))
 	for i, k := range keys {
@@ -89,11 +91,11 @@ func indexConns(conns []ConnInfo) connIndex {
 // when the artifact names one.
 func newStreamTracer(k streamKey, port int, ix connIndex) *streamTracer {
 	st := &streamTracer{t: StreamTrace{
-		Actor: ix.names[k.actor], ActorIndex: k.actor, Stream: k.stream, Conn: -1, Kind: "unattached",
+		Actor: ix.names[k.Actor], ActorIndex: k.Actor, Stream: k.Stream, Conn: -1, Kind: "unattached",
 		PCAPPort: port, Startup: []Message{}, Exchanges: []Exchange{},
 	}}
 	if st.t.Actor == "" {
-		st.t.Actor = "actor#" + strconv.Itoa(k.actor)
+		st.t.Actor = "actor#" + strconv.Itoa(k.Actor)
 	}
 	if c, ok := ix.byKey[k]; ok {
 		st.t.Conn, st.t.Kind = c.Conn, "session"

@@ -19,6 +19,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/capture/pcapng"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -211,7 +212,7 @@ func TestTsharkReadsTheCapture(t *testing.T) {
 	// tshark.
 	file := filepath.Join(t.TempDir(), "capture.pcapng")
 	var pcap bytes.Buffer
-	if err := capture.WritePCAPNG(&pcap, raw); err != nil {
+	if err := pcapng.Write(&pcap, raw); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(pcap.Bytes(), []byte(srv.Password())) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/capture/pcapng"
 	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +75,7 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 			}
 			if pcapOut != "" {
 				var buf bytes.Buffer
-				if err := capture.WritePCAPNG(&buf, raw); err != nil {
+				if err := pcapng.Write(&buf, raw); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				if err := artifact.WriteFileAtomic(pcapOut, buf.Bytes(), force); err != nil {

@@ -1,4 +1,8 @@
-package capture
+// Package pcapng writes a capture as a pcapng file that Wireshark and
+// tshark read: synthesized Ethernet, IPv4 and TCP around the recorded bytes,
+// one TCP connection per stream. It is its own package so that only the
+// programs that write pcapng link gopacket.
+package pcapng
 
 import (
 	"fmt"
@@ -9,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
@@ -55,12 +60,12 @@ const (
 // authentication messages become their kept header followed by zero bytes,
 // to their recorded length, so that sequence numbers and the pgsql
 // dissector's framing stay right.
-func WritePCAPNG(w io.Writer, raw []byte) error {
-	recs, err := Decode(raw)
+func Write(w io.Writer, raw []byte) error {
+	recs, err := capture.Decode(raw)
 	if err != nil {
 		return err
 	}
-	ports, keys, err := streamPorts(recs)
+	ports, keys, err := capture.StreamPorts(recs)
 	if err != nil {
 		return err
 	}
@@ -78,10 +83,10 @@ func WritePCAPNG(w io.Writer, raw []byte) error {
 		return err
 	}
 	pw := &packetWriter{nw: nw, buf: gopacket.NewSerializeBuffer()}
-	conns := map[streamKey]*tcpConn{}
+	conns := map[capture.StreamKey]*tcpConn{}
 	var last time.Duration
 	for _, r := range recs {
-		k := streamKey{r.Actor, r.Stream}
+		k := capture.StreamKey{Actor: r.Actor, Stream: r.Stream}
 		at := max(r.At, 0)
 		last = max(last, at)
 		c := conns[k]
@@ -97,7 +102,7 @@ func WritePCAPNG(w io.Writer, raw []byte) error {
 			continue
 		}
 		switch r.Kind {
-		case KindClosed:
+		case capture.KindClosed:
 			c.closed = true
 			comment := "interleave: the stream ended"
 			if len(r.Data) > 0 {
@@ -106,9 +111,9 @@ func WritePCAPNG(w io.Writer, raw []byte) error {
 			if err := pw.close(c, at, comment); err != nil {
 				return err
 			}
-		case KindRedacted:
+		case capture.KindRedacted:
 			if r.Length > maxRedacted {
-				return fmt.Errorf("%w: a redacted message of %d bytes", ErrCorrupt, r.Length)
+				return fmt.Errorf("%w: a redacted message of %d bytes", capture.ErrCorrupt, r.Length)
 			}
 			p := make([]byte, r.Length)
 			copy(p, r.Header)

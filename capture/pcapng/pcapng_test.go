@@ -1,10 +1,12 @@
-package capture
+package pcapng
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,17 +14,18 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
 func TestPCAPNGIsReproducible(t *testing.T) {
-	raw, _, _ := synthCapture(t)
+	raw := synth(t)
 	var a, b bytes.Buffer
-	if err := WritePCAPNG(&a, raw); err != nil {
+	if err := Write(&a, raw); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond) // nothing may depend on the clock
-	if err := WritePCAPNG(&b, raw); err != nil {
+	if err := Write(&b, raw); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -41,7 +44,7 @@ func TestPCAPNGIsReproducible(t *testing.T) {
 }
 
 func TestPCAPNGStreams(t *testing.T) {
-	raw, _, _ := synthCapture(t)
+	raw := synth(t)
 	verifyPCAP(t, raw, 3)
 }
 
@@ -49,10 +52,10 @@ func TestPCAPNGStreams(t *testing.T) {
 // place in the sequence space; a stream the capture does not see end still
 // gets its FINs.
 func TestPCAPNGSegmentsAndRedactions(t *testing.T) {
-	a := NewArena()
+	a := capture.NewArena()
 	r := a.Recorder(3)
 	c2s, s2c := netproxy.ClientToServer, netproxy.ServerToClient
-	r.Bytes(5, c2s, enc(t, &pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "u"}}))
+	r.Bytes(5, c2s, startup(t))
 	r.Redacted(5, c2s, []byte{'p', 0, 0, 0, 99}, 100, "authentication response")
 	big := make([]byte, 200_000)
 	for i := range big {
@@ -78,9 +81,9 @@ func TestPCAPNGSegmentsAndRedactions(t *testing.T) {
 		t.Errorf("client port %d", pkts[0].tcp.SrcPort)
 	}
 	// A redacted message longer than any authentication message is refused.
-	b := NewArena()
+	b := capture.NewArena()
 	b.Recorder(0).Redacted(0, c2s, []byte{'p', 0, 0, 0, 9}, maxRedacted+1, "x")
-	if err := WritePCAPNG(io.Discard, b.Bytes()); !errors.Is(err, ErrCorrupt) {
+	if err := Write(io.Discard, b.Bytes()); !errors.Is(err, capture.ErrCorrupt) {
 		t.Errorf("an implausible redaction: %v", err)
 	}
 }
@@ -100,7 +103,7 @@ type pcapPacket struct {
 func verifyPCAP(t *testing.T, raw []byte, streams int) []pcapPacket {
 	t.Helper()
 	var out bytes.Buffer
-	if err := WritePCAPNG(&out, raw); err != nil {
+	if err := Write(&out, raw); err != nil {
 		t.Fatal(err)
 	}
 	rd, err := pcapgo.NewNgReader(bytes.NewReader(out.Bytes()), pcapgo.DefaultNgReaderOptions)
@@ -147,8 +150,8 @@ func verifyPCAP(t *testing.T, raw []byte, streams int) []pcapPacket {
 	}
 
 	// What each stream must carry, per direction, and when.
-	recs, _ := Decode(raw)
-	ports, _, _ := streamPorts(recs)
+	recs, _ := capture.Decode(raw)
+	ports, _, _ := capture.StreamPorts(recs)
 	type want struct {
 		bytes [2][]byte
 		times [2][]time.Time // one per record, in order
@@ -156,7 +159,7 @@ func verifyPCAP(t *testing.T, raw []byte, streams int) []pcapPacket {
 	}
 	wants := map[uint16]*want{}
 	for _, r := range recs {
-		port := uint16(ports[streamKey{r.Actor, r.Stream}])
+		port := uint16(ports[capture.StreamKey{Actor: r.Actor, Stream: r.Stream}])
 		w := wants[port]
 		if w == nil {
 			w = &want{first: pcapEpoch.Add(r.At)}
@@ -167,10 +170,10 @@ func verifyPCAP(t *testing.T, raw []byte, streams int) []pcapPacket {
 			d = 1
 		}
 		switch r.Kind {
-		case KindBytes:
+		case capture.KindBytes:
 			w.bytes[d] = append(w.bytes[d], r.Data...)
 			w.times[d] = append(w.times[d], pcapEpoch.Add(r.At))
-		case KindRedacted:
+		case capture.KindRedacted:
 			p := make([]byte, r.Length)
 			copy(p, r.Header)
 			w.bytes[d] = append(w.bytes[d], p...)
@@ -270,4 +273,31 @@ func sum(acc uint32, b []byte) uint32 {
 		acc = acc>>16 + acc&0xffff
 	}
 	return acc
+}
+
+// synth is the capture package's synthesized capture, kept in testdata by
+// capture's TestSynthCaptureGolden.
+func synth(t testing.TB) []byte {
+	raw, err := os.ReadFile(filepath.Join("testdata", "synth.capture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// FuzzWrite feeds hostile captures to Write: an error, never a panic.
+func FuzzWrite(f *testing.F) {
+	f.Add(synth(f))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		_ = Write(io.Discard, raw)
+	})
+}
+
+func startup(t *testing.T) []byte {
+	b, err := (&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "u"}}).Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
