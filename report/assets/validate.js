@@ -1,0 +1,175 @@
+// validate.js: reads an artifact file the way artifact.Read and
+// artifact.Decode do, so that a file the CLI refuses is refused here too:
+// size, JSON, schemaVersion, no unknown fields, every field of its Go type
+// (CONFIG.schema is derived from the Go types), then artifact.Validate's
+// rules. The file is only ever parsed as JSON; nothing in it is executed,
+// and the result holds only the schema's fields, with Go's zero values where
+// the file has none.
+class ArtifactError extends Error {}
+
+function invalid(message) {
+  return new ArtifactError(message);
+}
+
+function parseArtifact(text) {
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw invalid('not JSON: ' + e.message);
+  }
+  if (v !== null && (typeof v !== 'object' || Array.isArray(v))) throw invalid('not JSON: the file holds ' + kindOf(v) + ', not an object');
+  const key = v === null ? undefined : lastKey(v, 'schemaversion');
+  const version = key === undefined ? undefined : v[key];
+  if (version === undefined || version === null) throw invalid('no schemaVersion; this is not an Interleave artifact');
+  if (!Number.isInteger(version)) throw invalid('not JSON: schemaVersion is ' + kindOf(version) + ', not an integer');
+  if (version !== CONFIG.schemaVersion) throw invalid('schemaVersion ' + version + '; this Interleave reads version ' + CONFIG.schemaVersion);
+  const a = conform(CONFIG.schema, v, '');
+  checkArtifact(a);
+  return a;
+}
+
+function kindOf(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'boolean') return 'a boolean';
+  return 'the number ' + v;
+}
+
+// lastKey is the key of v that encoding/json decodes into the field whose
+// lower-cased name is folded: it matches names without regard to case, and
+// the last occurrence wins.
+function lastKey(v, folded) {
+  let found;
+  for (const k of Object.keys(v)) if (k.toLowerCase() === folded) found = k;
+  return found;
+}
+
+function where(path) {
+  return path === '' ? 'the artifact' : path.replace(/^\./, '');
+}
+
+function zero(s) {
+  if (s.nullable) return null;
+  switch (s.kind) {
+    case 'object': {
+      const out = {};
+      for (const name of s.order) out[name] = zero(s.fields[name]);
+      return out;
+    }
+    case 'array':
+      return [];
+    case 'map':
+      return Object.create(null);
+    case 'string':
+      return '';
+    case 'bool':
+      return false;
+    case 'int':
+    case 'number':
+      return 0;
+    case 'time':
+      return '0001-01-01T00:00:00Z';
+  }
+  return null;
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+// conform checks v against the schema node s and returns a copy that holds
+// the schema's fields only. A JSON null leaves Go's zero value, as
+// encoding/json does.
+function conform(s, v, path) {
+  if (v === null) return zero(s);
+  const bad = (what) => invalid(where(path) + ' is ' + kindOf(v) + '; want ' + what);
+  switch (s.kind) {
+    case 'object': {
+      if (typeof v !== 'object' || Array.isArray(v)) throw bad('an object');
+      const out = zero({ kind: 'object', order: s.order, fields: s.fields });
+      for (const k of Object.keys(v)) {
+        const name = Object.prototype.hasOwnProperty.call(s.fields, k) ? k : s.order.find((n) => n.toLowerCase() === k.toLowerCase());
+        if (name === undefined) throw invalid('unknown field "' + k + '" in ' + where(path));
+        out[name] = conform(s.fields[name], v[k], path + '.' + name);
+      }
+      return out;
+    }
+    case 'array':
+      if (!Array.isArray(v)) throw bad('an array');
+      return v.map((x, i) => conform(s.of, x, path + '[' + i + ']'));
+    case 'map': {
+      if (typeof v !== 'object' || Array.isArray(v)) throw bad('an object');
+      const out = Object.create(null);
+      for (const k of Object.keys(v)) out[k] = conform(s.of, v[k], path + '[' + JSON.stringify(k) + ']');
+      return out;
+    }
+    case 'string':
+      if (typeof v !== 'string') throw bad('a string');
+      return v;
+    case 'bool':
+      if (typeof v !== 'boolean') throw bad('true or false');
+      return v;
+    case 'int': {
+      if (!Number.isInteger(v)) throw bad((s.unsigned ? 'an unsigned ' : 'an ') + s.bits + '-bit integer');
+      const lo = s.unsigned ? 0 : -(2 ** (s.bits - 1));
+      const hi = s.unsigned ? 2 ** s.bits - 1 : 2 ** (s.bits - 1) - 1;
+      if (v < lo || v > hi) throw invalid(where(path) + ' is ' + v + ', out of range for a' + (s.unsigned ? 'n unsigned ' : ' ') + s.bits + '-bit integer');
+      return v;
+    }
+    case 'number':
+      if (typeof v !== 'number') throw bad('a number');
+      return v;
+    case 'time': {
+      const m = typeof v === 'string' ? RFC3339.exec(v) : null;
+      if (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +m[6] > 59) throw bad('an RFC 3339 time');
+      return v;
+    }
+    case 'any':
+      return v;
+  }
+  throw invalid(where(path) + ': the page cannot check a field of kind ' + s.kind);
+}
+
+const OUTCOME_KINDS = new Set(Object.keys(CONFIG.outcomes));
+const ACTOR_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,47}$/;
+
+// checkArtifact applies artifact.Validate's rules, in its order, and
+// reports the first problem.
+function checkArtifact(a) {
+  if (a.scenario.name === '') throw invalid('scenario has no name');
+  const n = a.scenario.actors.length;
+  if (n < 1 || n > 64) throw invalid('scenario has ' + n + ' actors');
+  const actors = new Set();
+  for (const name of a.scenario.actors) {
+    if (!ACTOR_NAME.test(name) || actors.has(name)) throw invalid('actor name ' + JSON.stringify(name) + ' is not valid or repeated');
+    actors.add(name);
+  }
+  if (!OUTCOME_KINDS.has(a.outcome.kind)) throw invalid('unknown outcome ' + JSON.stringify(a.outcome.kind));
+  const units = new Set();
+  a.units.forEach((u, i) => {
+    if (!actors.has(u.actor)) throw invalid('unit ' + i + ' names unknown actor ' + JSON.stringify(u.actor));
+    if (u.conn < 0 || u.unit < 0) throw invalid('unit ' + i + ' has a negative ordinal');
+    if (units.has(keyOf(u))) throw invalid('unit ' + refText(u) + ' appears twice');
+    units.add(keyOf(u));
+  });
+  const checkRef = (what, r) => {
+    if (!units.has(keyOf(r))) throw invalid(what + ' names unit ' + refText(r) + ', which is not recorded');
+  };
+  const decisions = a.schedule.decisions;
+  decisions.forEach((d, i) => {
+    if (d.step !== i) throw invalid('decision ' + i + ' has step ' + d.step);
+    if (d.release.length < 1 || d.release.length > 2) throw invalid('decision ' + i + ' releases ' + d.release.length + ' units');
+    for (const r of [...d.release, ...d.candidates, ...list(d.blocked)]) checkRef('decision ' + i, r);
+  });
+  let last = -1;
+  a.schedule.choices.forEach((c, i) => {
+    if (c.step <= last || c.step >= decisions.length) throw invalid('choice ' + i + ' has step ' + c.step + ' out of order or range');
+    last = c.step;
+    if (!decisions[c.step].choice) throw invalid('choice ' + i + ' at step ' + c.step + ' is not marked as a choice in the decisions');
+    for (const r of c.release) checkRef('choice ' + i, r);
+  });
+  a.actors.forEach((r, i) => {
+    if (!actors.has(r.actor)) throw invalid('actor result ' + i + ' names unknown actor ' + JSON.stringify(r.actor));
+  });
+}
