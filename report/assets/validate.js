@@ -111,7 +111,7 @@ function conform(s, v, path) {
       if (typeof v !== 'boolean') throw bad('true or false');
       return v;
     case 'int': {
-      if (!Number.isInteger(v)) throw bad((s.unsigned ? 'an unsigned ' : 'an ') + s.bits + '-bit integer');
+      if (!Number.isInteger(v)) throw bad((s.unsigned ? 'an unsigned ' : 'a ') + s.bits + '-bit integer');
       const lo = s.unsigned ? 0 : -(2 ** (s.bits - 1));
       const hi = s.unsigned ? 2 ** s.bits - 1 : 2 ** (s.bits - 1) - 1;
       if (v < lo || v > hi) throw invalid(where(path) + ' is ' + v + ', out of range for a' + (s.unsigned ? 'n unsigned ' : ' ') + s.bits + '-bit integer');
@@ -122,7 +122,10 @@ function conform(s, v, path) {
       return v;
     case 'time': {
       const m = typeof v === 'string' ? RFC3339.exec(v) : null;
-      if (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +m[6] > 59) throw bad('an RFC 3339 time');
+      if (typeof v === 'string' && (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +m[6] > 59)) {
+        throw invalid(where(path) + ' is ' + JSON.stringify(v.slice(0, 40)) + '; want an RFC 3339 time such as 2026-01-02T03:04:05Z');
+      }
+      if (!m) throw bad('an RFC 3339 time');
       return v;
     }
     case 'any':
