@@ -50,7 +50,7 @@ func TestOpenAnotherArtifactInChromium(t *testing.T) {
 	golden(t, "counter-facts.golden", []byte(strings.Join(facts, "\n")+"\n"))
 	// The case: the step that loses the update (bob's UPDATE, step
 	// 7 of 8) is in view at 1280 px, without scrolling.
-	checkFailingInView(tb, "bob 0.3")
+	checkFailingInView(tb, "bob 0.3", true)
 	checkLegend(tb)
 	devShot(tb, "counter.png")
 	if got := download(tb, "counter-failure.json"); !bytes.Equal(got, counterJSON) {

@@ -139,7 +139,7 @@ func TestReportInChromium(t *testing.T) {
 	checkCounts(tb, a)
 	// The failing step of the reservation is bob's UPDATE of the reserved
 	// row, which waited on alice's lock.
-	checkFailingInView(tb, unitID(waited))
+	checkFailingInView(tb, unitID(waited), true)
 	checkLegend(tb)
 	// The screenshot as the page opens at 1280 px, with the failing step
 	// in the inspector. The committed one in docs/ changes only with -update.

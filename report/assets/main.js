@@ -60,6 +60,7 @@ start('print view', () => {
 start('report', () => {
   const text = $('artifact-data').textContent;
   EMBEDDED = { a: parseArtifact(text), source: { kind: 'embedded', name: CONFIG.fileName, text } };
+  performance.mark('interleave:validated');
   show(EMBEDDED.a, EMBEDDED.source);
 });
 document.body.classList.add('ready');

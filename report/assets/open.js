@@ -37,8 +37,9 @@ async function openFile(file, how) {
     if (e instanceof ArtifactError) return refuse('it is not a valid Interleave artifact: ' + e.message);
     throw e;
   }
+  window.scrollTo(0, 0);
   show(a, { kind: how, name, text });
-  openStatus('Showing \u201c' + name + '\u201d, ' + how + ' from your computer (it was read in this page; nothing was sent anywhere).', 'good');
+  openStatus('Showing \u201c' + name + '\u201d, ' + how + ' from your computer (read in this page; nothing was sent anywhere).', 'good');
 }
 
 function downloadJSON() {
@@ -91,6 +92,7 @@ function setUpOpen() {
   });
   $('download').addEventListener('click', downloadJSON);
   $('show-embedded').addEventListener('click', () => {
+    window.scrollTo(0, 0);
     show(EMBEDDED.a, EMBEDDED.source);
     openStatus('Showing this report\u2019s own artifact again.', 'info');
   });

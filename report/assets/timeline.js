@@ -264,6 +264,8 @@ function reveal(u, focus) {
   const right = timeline.getBoundingClientRect().right;
   const b = x.box.getBoundingClientRect();
   if (b.left < left || b.right > right) timeline.scrollLeft += b.left + b.width / 2 - (left + right) / 2;
+  const r = x.box.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) x.box.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   if (focus) focusBox(x.box);
   return x.box;
 }

@@ -24,7 +24,8 @@ function parseArtifact(text) {
   if (version === undefined || version === null) throw invalid('no schemaVersion; this is not an Interleave artifact');
   if (!Number.isInteger(version)) throw invalid('not JSON: schemaVersion is ' + kindOf(version) + ', not an integer');
   if (version !== CONFIG.schemaVersion) throw invalid('schemaVersion ' + version + '; this Interleave reads version ' + CONFIG.schemaVersion);
-  const a = conform(CONFIG.schema, v, '');
+  PATH.length = 0;
+  const a = conform(CONFIG.schema, v);
   checkArtifact(a);
   return a;
 }
@@ -47,8 +48,15 @@ function lastKey(v, folded) {
   return found;
 }
 
-function where(path) {
-  return path === '' ? 'the artifact' : path.replace(/^\./, '');
+// PATH is where conform is in the document, for messages; it is joined
+// only when a message needs it.
+const PATH = [];
+const own = Object.prototype.hasOwnProperty;
+
+function where() {
+  let out = '';
+  for (const p of PATH) out += typeof p === 'number' || p[0] === '[' ? '[' + (typeof p === 'number' ? p : p.slice(1)) + ']' : (out ? '.' : '') + p;
+  return out || 'the artifact';
 }
 
 function zero(s) {
@@ -76,62 +84,87 @@ function zero(s) {
   return null;
 }
 
+// fieldOf finds the schema field a JSON key decodes into: its exact name,
+// or else one that differs only in case (encoding/json's rule).
+function fieldOf(s, k) {
+  if (own.call(s.fields, k)) return k;
+  if (!s.folded) s.folded = new Map(s.order.map((n) => [n.toLowerCase(), n]));
+  return s.folded.get(k.toLowerCase());
+}
+
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function badType(v, what) {
+  return invalid(where() + ' is ' + kindOf(v) + '; want ' + what);
+}
 
 // conform checks v against the schema node s and returns a copy that holds
 // the schema's fields only. A JSON null leaves Go's zero value, as
 // encoding/json does.
-function conform(s, v, path) {
+function conform(s, v) {
   if (v === null) return zero(s);
-  const bad = (what) => invalid(where(path) + ' is ' + kindOf(v) + '; want ' + what);
   switch (s.kind) {
     case 'object': {
-      if (typeof v !== 'object' || Array.isArray(v)) throw bad('an object');
-      const out = zero({ kind: 'object', order: s.order, fields: s.fields });
+      if (typeof v !== 'object' || Array.isArray(v)) throw badType(v, 'an object');
+      const out = {};
       for (const k of Object.keys(v)) {
-        const name = Object.prototype.hasOwnProperty.call(s.fields, k) ? k : s.order.find((n) => n.toLowerCase() === k.toLowerCase());
-        if (name === undefined) throw invalid('unknown field "' + k + '" in ' + where(path));
-        out[name] = conform(s.fields[name], v[k], path + '.' + name);
+        const name = fieldOf(s, k);
+        if (name === undefined) throw invalid('unknown field "' + k + '" in ' + where());
+        PATH.push(name);
+        out[name] = conform(s.fields[name], v[k]);
+        PATH.pop();
+      }
+      for (const name of s.order) if (!own.call(out, name)) out[name] = zero(s.fields[name]);
+      return out;
+    }
+    case 'array': {
+      if (!Array.isArray(v)) throw badType(v, 'an array');
+      const out = new Array(v.length);
+      for (let i = 0; i < v.length; i++) {
+        PATH.push(i);
+        out[i] = conform(s.of, v[i]);
+        PATH.pop();
       }
       return out;
     }
-    case 'array':
-      if (!Array.isArray(v)) throw bad('an array');
-      return v.map((x, i) => conform(s.of, x, path + '[' + i + ']'));
     case 'map': {
-      if (typeof v !== 'object' || Array.isArray(v)) throw bad('an object');
+      if (typeof v !== 'object' || Array.isArray(v)) throw badType(v, 'an object');
       const out = Object.create(null);
-      for (const k of Object.keys(v)) out[k] = conform(s.of, v[k], path + '[' + JSON.stringify(k) + ']');
+      for (const k of Object.keys(v)) {
+        PATH.push('[' + JSON.stringify(k));
+        out[k] = conform(s.of, v[k]);
+        PATH.pop();
+      }
       return out;
     }
     case 'string':
-      if (typeof v !== 'string') throw bad('a string');
+      if (typeof v !== 'string') throw badType(v, 'a string');
       return v;
     case 'bool':
-      if (typeof v !== 'boolean') throw bad('true or false');
+      if (typeof v !== 'boolean') throw badType(v, 'true or false');
       return v;
     case 'int': {
-      if (!Number.isInteger(v)) throw bad((s.unsigned ? 'an unsigned ' : 'a ') + s.bits + '-bit integer');
+      if (!Number.isInteger(v)) throw badType(v, (s.unsigned ? 'an unsigned ' : 'a ') + s.bits + '-bit integer');
       const lo = s.unsigned ? 0 : -(2 ** (s.bits - 1));
       const hi = s.unsigned ? 2 ** s.bits - 1 : 2 ** (s.bits - 1) - 1;
-      if (v < lo || v > hi) throw invalid(where(path) + ' is ' + v + ', out of range for a' + (s.unsigned ? 'n unsigned ' : ' ') + s.bits + '-bit integer');
+      if (v < lo || v > hi) throw invalid(where() + ' is ' + v + ', out of range for a' + (s.unsigned ? 'n unsigned ' : ' ') + s.bits + '-bit integer');
       return v;
     }
     case 'number':
-      if (typeof v !== 'number') throw bad('a number');
+      if (typeof v !== 'number') throw badType(v, 'a number');
       return v;
     case 'time': {
-      const m = typeof v === 'string' ? RFC3339.exec(v) : null;
-      if (typeof v === 'string' && (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +m[6] > 59)) {
-        throw invalid(where(path) + ' is ' + JSON.stringify(v.slice(0, 40)) + '; want an RFC 3339 time such as 2026-01-02T03:04:05Z');
+      if (typeof v !== 'string') throw badType(v, 'an RFC 3339 time');
+      const m = RFC3339.exec(v);
+      if (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +m[6] > 59) {
+        throw invalid(where() + ' is ' + JSON.stringify(v.slice(0, 40)) + '; want an RFC 3339 time such as 2026-01-02T03:04:05Z');
       }
-      if (!m) throw bad('an RFC 3339 time');
       return v;
     }
     case 'any':
       return v;
   }
-  throw invalid(where(path) + ': the page cannot check a field of kind ' + s.kind);
+  throw invalid(where() + ': the page cannot check a field of kind ' + s.kind);
 }
 
 const OUTCOME_KINDS = new Set(Object.keys(CONFIG.outcomes));
