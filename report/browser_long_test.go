@@ -180,6 +180,19 @@ func TestLongTimelineInChromium(t *testing.T) {
 		t.Errorf("Home moved the focus to %s; want the first unit %s", sel.Active, want)
 	}
 
+	// Go to a step by number, then back to the failing step with its button
+	// while a filter hides it.
+	tb.run("go to step 5000", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('page-step'); s.value = '5000'; s.dispatchEvent(new Event('change')); })()`))
+	tb.eval(stateJS, &sel)
+	if want := unitID(&a.Units[5000]); sel.Active != want {
+		t.Errorf("going to step 5000 focused %s; want %s", sel.Active, want)
+	}
+	tb.run("hide bob, then show the failing step", chromedp.Click(chromedp.CSS(`#actor-filter input[data-actor="bob"]`)), chromedp.Click(chromedp.CSS("#page-failing")))
+	tb.eval(stateJS, &sel)
+	if want := unitID(&fail); sel.Active != want || len(sel.Selected) != 1 || sel.Selected[0] != want {
+		t.Errorf("\"Show the failing step\" with bob hidden: focus on %s, selected %v; want %s", sel.Active, sel.Selected, want)
+	}
+
 	// Filter the 10,000 units by SQL text.
 	matches := 0
 	for _, u := range a.Units {

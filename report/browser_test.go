@@ -44,8 +44,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// findChromium is Debian's chromium, or one on PATH.
+// findChromium is $INTERLEAVE_CHROMIUM when set, else Debian's chromium,
+// else one on PATH.
 func findChromium() (string, error) {
+	if p := os.Getenv("INTERLEAVE_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("INTERLEAVE_CHROMIUM: %w", err)
+		}
+		return p, nil
+	}
 	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
 		return "/usr/bin/chromium", nil
 	}

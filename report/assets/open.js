@@ -15,6 +15,7 @@ function openStatus(text, tone) {
 }
 
 function describeShown() {
+  if (!SHOWN) return 'no artifact';
   return SHOWN.kind === 'embedded' ? 'this report\u2019s own artifact (' + A.scenario.name + ')' : '\u201c' + SHOWN.name + '\u201d';
 }
 

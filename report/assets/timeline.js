@@ -332,10 +332,15 @@ function setUpTimelineControls() {
     if (Number.isInteger(s)) goToStep(s);
   });
   $('page-failing').addEventListener('click', () => {
-    if (M.failing) {
-      select(M.failing);
-      reveal(M.failing, true);
+    if (!M.failing) return;
+    if (pageOf(M.failing) < 0) {
+      // The filters hide it: show everything again rather than nothing.
+      $('search').value = '';
+      document.querySelectorAll('#actor-filter input').forEach((cb) => (cb.checked = true));
+      applyFilters();
     }
+    select(M.failing);
+    reveal(M.failing, true);
   });
 }
 
