@@ -3,12 +3,8 @@ package report_test
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -134,102 +130,6 @@ func checkStatic(tb *tab, a *artifact.Artifact, waited *artifact.Unit) {
 	}
 	if !strings.Contains(sections.Results, `alice returned "reserved"`) || !strings.Contains(sections.Results, `bob returned "updated"`) {
 		t.Errorf("the actors' results read %q", sections.Results)
-	}
-}
-
-// checkCounts: the header says what the CLI says about the same artifact,
-// and never the old "N decisions" or "stopped: stopped".
-func checkCounts(tb *tab, a *artifact.Artifact) {
-	tb.t.Helper()
-	var facts []string
-	tb.eval(`[...document.querySelectorAll('#facts li')].map((li) => li.textContent)`, &facts)
-	want := cliCounts(a)
-	found := false
-	for _, f := range facts {
-		found = found || f == want
-		if strings.Contains(f, "decisions,") || strings.Contains(f, "stopped: stopped") {
-			tb.t.Errorf("the header still says %q", f)
-		}
-	}
-	if !found {
-		tb.t.Errorf("the header's facts %q lack the CLI's line %q", facts, want)
-	}
-}
-
-// checkFailingInView: at 1280x800 the failing step is on screen, inside
-// the timeline's visible part (not under the lane labels, not behind a
-// horizontal scroll), highlighted, and in the inspector. With noScroll the
-// page must not have scrolled to show it (a short recording fits); a page
-// with more lanes may scroll it into view.
-func checkFailingInView(tb *tab, wantID string, noScroll bool) {
-	tb.t.Helper()
-	var f struct {
-		ID, Badge, Head, Pressed, Inspector string
-		InViewport, InTimeline, OnTop       bool
-		Width, Height, ScrollY              float64
-		Left, Right, Top, Bottom            float64
-	}
-	tb.eval(`(() => {
-	  const b = document.querySelector('#timeline .unit-box.failing');
-	  if (!b) return {};
-	  const r = b.getBoundingClientRect(), tl = document.getElementById('timeline').getBoundingClientRect();
-	  const label = document.querySelector('#timeline .lane-label').getBoundingClientRect();
-	  const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
-	  const mark = b.querySelector('.badge-failing'), head = document.querySelector('#timeline .step-head.is-failing');
-	  return {id: b.dataset.actor + ' ' + b.dataset.conn + '.' + b.dataset.unit, badge: mark ? mark.textContent : '', head: head ? head.textContent : '',
-	    pressed: b.getAttribute('aria-pressed'), inspector: document.getElementById('inspector-body').textContent,
-	    inViewport: r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight,
-	    inTimeline: r.left >= label.right - 1 && r.right <= tl.right + 1, onTop: !!hit && b.contains(hit),
-	    width: innerWidth, height: innerHeight, scrollY: scrollY, left: r.left, right: r.right, top: r.top, bottom: r.bottom};
-	})()`, &f)
-	if f.Width != 1280 || f.Height != 800 {
-		tb.t.Fatalf("the viewport is %vx%v; want 1280x800", f.Width, f.Height)
-	}
-	if f.ID != wantID || f.Badge != "failing step" || f.Head == "" || f.Pressed != "true" || !strings.Contains(f.Inspector, "The failing step") {
-		tb.t.Errorf("the failing step is %+v; want %s marked, its step heading highlighted, selected and in the inspector", f, wantID)
-	}
-	if !f.InViewport || !f.InTimeline || !f.OnTop || (noScroll && f.ScrollY != 0) {
-		tb.t.Errorf("at 1280x800 the failing step is not in view (without scrolling: %v): %+v", noScroll, f)
-	}
-	if f.ScrollY != 0 {
-		tb.t.Logf("the page scrolled %v px to show the failing step %s", f.ScrollY, wantID)
-	}
-}
-
-// checkLegend: every mark the timeline uses is explained in the legend, and
-// no unexplained protocol letters (PDS, BES) are left on the units.
-func checkLegend(tb *tab) {
-	tb.t.Helper()
-	var l struct {
-		Used, Legend, Tags []string
-		Visible            bool
-	}
-	tb.eval(`(() => {
-	  const used = new Set();
-	  document.querySelectorAll('#timeline .badge').forEach((b) => b.classList.forEach((c) => { if (c.startsWith('badge-') && c !== 'badge-muted') used.add(c); }));
-	  for (const c of ['unit-id', 'unit-tag', 'wait-bar']) if (document.querySelector('#timeline .' + c)) used.add(c);
-	  const items = [...document.querySelectorAll('#legend [data-legend]')];
-	  return {used: [...used], legend: items.filter((i) => i.querySelector('dd').textContent.length > 20).map((i) => i.dataset.legend),
-	    tags: [...document.querySelectorAll('#timeline .unit-tag')].map((t) => t.textContent),
-	    visible: items.length > 0 && items.every((i) => i.getBoundingClientRect().height > 0)};
-	})()`, &l)
-	explained := map[string]bool{}
-	for _, c := range l.Legend {
-		explained[c] = true
-	}
-	for _, c := range l.Used {
-		if !explained[c] {
-			tb.t.Errorf("the timeline uses %s, which the legend does not explain (legend: %v)", c, l.Legend)
-		}
-	}
-	if !l.Visible || len(l.Used) < 3 {
-		tb.t.Errorf("legend visible %v; marks used %v", l.Visible, l.Used)
-	}
-	letters := regexp.MustCompile(`^[QPBDESCHFdcf]+$`)
-	for _, tag := range l.Tags {
-		if letters.MatchString(tag) {
-			tb.t.Errorf("a unit is labelled %q: protocol letters the reader cannot decode", tag)
-		}
 	}
 }
 
@@ -436,62 +336,4 @@ func checkSample(tb *tab) {
 	if strings.Join(params, "|") != "$1 = <!-- x  $2 = </script>" {
 		t.Errorf("bob's parameters are shown as %q", params)
 	}
-}
-
-// checkCopy clicks the copy button and reads the clipboard back.
-func checkCopy(tb *tab, want string) {
-	t := tb.t
-	t.Helper()
-	for _, name := range []string{"clipboard-read", "clipboard-write"} {
-		if _, err := chromedp.CallBrowser(tb.ctx, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted,
-		}); err != nil {
-			t.Fatalf("grant %s: %v", name, err)
-		}
-	}
-	tb.run("click Copy", chromedp.Click(chromedp.CSS("#copy")))
-	tb.poll("the copy status", `document.getElementById('copy-status').textContent !== ''`)
-	var status, got string
-	tb.eval(`document.getElementById('copy-status').textContent`, &status)
-	tb.eval(`navigator.clipboard.readText()`, &got)
-	if got != want || status != "Copied." {
-		t.Errorf("after Copy the status is %q and the clipboard holds %q; want %q", status, got, want)
-	}
-}
-
-// download clicks "Download JSON" and returns the file Chromium saved,
-// named name, waiting for the browser to say the download completed.
-func download(tb *tab, name string) []byte {
-	t := tb.t
-	t.Helper()
-	dir := t.TempDir()
-	on := true
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, EventsEnabled: &on,
-	}); err != nil {
-		t.Fatalf("allow downloads: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
-	defer cancel()
-	// The subscription starts here, before the click, so that no event is missed.
-	events := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
-	tb.run("click Download JSON", chromedp.Click(chromedp.CSS("#download")))
-	var state browser.DownloadProgressState
-	for ev, err := range events {
-		if err != nil {
-			t.Fatalf("waiting for the download: %v", err)
-		}
-		if state = ev.State; state != browser.DownloadProgressStateInProgress {
-			break
-		}
-	}
-	if state != browser.DownloadProgressStateCompleted {
-		t.Fatalf("the download ended %q; want completed", state)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		entries, _ := os.ReadDir(dir)
-		t.Fatalf("the download is not saved as %s: %v (the directory holds %v)", name, err, entries)
-	}
-	return data
 }
