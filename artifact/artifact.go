@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// SchemaVersion is the version this package writes and reads.
-const SchemaVersion = 1
+// SchemaVersion is the version this package writes. It reads this one and
+// version 1, whose bind parameters were renderings (see Param).
+const SchemaVersion = 2
 
 // Artifact is one recorded attempt.
 type Artifact struct {

@@ -151,8 +151,8 @@ func Decode(data []byte) (*Artifact, error) {
 	if probe.SchemaVersion == nil {
 		return nil, fmt.Errorf("%w: no schemaVersion; this is not an Interleave artifact", ErrInvalid)
 	}
-	if *probe.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%w: schemaVersion %d; this Interleave reads version %d", ErrInvalid, *probe.SchemaVersion, SchemaVersion)
+	if v := *probe.SchemaVersion; v != SchemaVersion && v != 1 {
+		return nil, fmt.Errorf("%w: schemaVersion %d; this Interleave reads versions 1 and %d", ErrInvalid, v, SchemaVersion)
 	}
 	var a Artifact
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -160,6 +160,7 @@ func Decode(data []byte) (*Artifact, error) {
 	if err := dec.Decode(&a); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
+	a.SchemaVersion = SchemaVersion // version 1 is read into this one
 	if err := Validate(&a); err != nil {
 		return nil, err
 	}

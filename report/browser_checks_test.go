@@ -2,38 +2,46 @@ package report_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
-	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/pginterleave/interleave/artifact"
 )
 
-type evalFunc func(js string, out any)
-type runFunc func(what string, actions ...chromedp.Action[chromedp.Void])
-
-func jsonUnmarshal(raw []byte, out any) error { return json.Unmarshal(raw, out) }
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+// pageState is what the DOM shows of the timeline, the inspector and focus.
+type pageState struct {
+	Active         string   `json:"active"`
+	Selected       []string `json:"selected"`
+	InspectorTitle string   `json:"inspectorTitle"`
+	InspectorSQL   []string `json:"inspectorSql"`
+	InspectorText  string   `json:"inspectorText"`
 }
 
+const stateJS = `(() => {
+  const id = (b) => b.dataset.actor + ' ' + b.dataset.conn + '.' + b.dataset.unit;
+  const a = document.activeElement;
+  const t = document.querySelector('#inspector-body .insp-title');
+  return {
+    active: a && a.classList.contains('unit-box') ? id(a) : (a ? a.tagName + '#' + a.id : ''),
+    selected: [...document.querySelectorAll('.unit-box[aria-pressed="true"]')].map(id),
+    inspectorTitle: t ? t.textContent : '',
+    inspectorSql: [...document.querySelectorAll('#inspector-body pre.sql')].map((p) => p.textContent),
+    inspectorText: document.getElementById('inspector-body').textContent,
+  };
+})()`
+
 // checkStatic asserts what the loaded page shows before any interaction.
-func checkStatic(t *testing.T, eval evalFunc, a *artifact.Artifact, waited *artifact.Unit) {
+func checkStatic(tb *tab, a *artifact.Artifact, waited *artifact.Unit) {
+	t := tb.t
 	t.Helper()
 	var outcome struct {
 		Kind, Verdict, Message, Border string
 		Visible                        bool
 	}
-	eval(`(() => {
+	tb.eval(`(() => {
 	  const h = document.getElementById('outcome'), m = document.getElementById('outcome-message');
 	  const r = m.getBoundingClientRect();
 	  return {kind: h.dataset.outcome, verdict: document.getElementById('verdict').innerText, message: m.innerText,
@@ -50,7 +58,7 @@ func checkStatic(t *testing.T, eval evalFunc, a *artifact.Artifact, waited *arti
 		ID, SQL, Text, WaitedOn string
 		Visible, Waited         bool
 	}
-	eval(`[...document.querySelectorAll('#timeline .unit-box')].map((b) => {
+	tb.eval(`[...document.querySelectorAll('#timeline .unit-box')].map((b) => {
 	  const r = b.getBoundingClientRect();
 	  return {id: b.dataset.actor + ' ' + b.dataset.conn + '.' + b.dataset.unit, sql: b.querySelector('.unit-sql').textContent,
 	    text: b.textContent, waitedOn: b.dataset.waitedOn || '', waited: b.classList.contains('waited'), visible: r.width > 0 && r.height > 0};
@@ -83,7 +91,7 @@ func checkStatic(t *testing.T, eval evalFunc, a *artifact.Artifact, waited *arti
 		t.Errorf("bob's waiting UPDATE is shown as %+v; want it marked as waiting on alice", b)
 	}
 	var bar string
-	eval(`[...document.querySelectorAll('.wait-bar')].map((b) => b.textContent).join('|')`, &bar)
+	tb.eval(`[...document.querySelectorAll('#timeline .wait-bar')].map((b) => b.textContent).join('|')`, &bar)
 	if !strings.Contains(bar, "waiting for alice") {
 		t.Errorf("wait bars %q; want one waiting for alice", bar)
 	}
@@ -93,7 +101,7 @@ func checkStatic(t *testing.T, eval evalFunc, a *artifact.Artifact, waited *arti
 		Scripts []struct{ Type, ID, Start string }
 		CSP     string `json:"csp"`
 	}
-	eval(`({
+	tb.eval(`({
 	  asText: [...document.querySelectorAll('body *')].some((e) => e.children.length === 0 && e.textContent === `+jsString(hostile)+`),
 	  scripts: [...document.querySelectorAll('script')].map((s) => ({type: s.type, id: s.id, start: s.textContent.slice(0, 14)})),
 	  csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]').content,
@@ -101,16 +109,17 @@ func checkStatic(t *testing.T, eval evalFunc, a *artifact.Artifact, waited *arti
 	if !hostileShown.AsText {
 		t.Errorf("no element has the text %s", hostile)
 	}
-	if s := hostileShown.Scripts; len(s) != 2 || s[0].Type != "application/json" || s[0].ID != "artifact-data" || s[1].Type != "" || s[1].Start != "\n(function () " {
-		t.Errorf("script elements %+v; want only the JSON block and the page's own script", s)
+	if s := hostileShown.Scripts; len(s) != 3 || s[0].Type != "application/json" || s[0].ID != "artifact-data" ||
+		s[1].Type != "application/json" || s[1].ID != "report-config" || s[2].Type != "" || s[2].Start != "\n(function () " {
+		t.Errorf("script elements %+v; want only the two JSON blocks and the page's own script", s)
 	}
 	if !strings.HasPrefix(hostileShown.CSP, "default-src 'none'; script-src 'sha256-") {
 		t.Errorf("the Content-Security-Policy in the DOM is %q", hostileShown.CSP)
 	}
 
-	var sections struct{ Env, Cancels, Replay string }
-	eval(`({env: document.getElementById('environment').innerText, cancels: document.getElementById('cancels').innerText,
-	  replay: document.getElementById('replay-command').innerText})`, &sections)
+	var sections struct{ Env, Cancels, Replay, Results string }
+	tb.eval(`({env: document.getElementById('environment').innerText, cancels: document.getElementById('cancels').innerText,
+	  replay: document.getElementById('replay-command').innerText, results: document.getElementById('results').innerText})`, &sections)
 	for _, want := range []string{a.Environment.PostgresVersion, a.Environment.GoVersion, a.Environment.InterleaveVersion, a.Fingerprint.Database.Hash} {
 		if !strings.Contains(sections.Env, want) {
 			t.Errorf("the environment section lacks %q:\n%s", want, sections.Env)
@@ -119,21 +128,25 @@ func checkStatic(t *testing.T, eval evalFunc, a *artifact.Artifact, waited *arti
 	if sections.Replay != "interleave replay ./examples/reservation failure.json" || !strings.Contains(sections.Cancels, "No cancel requests") {
 		t.Errorf("replay command %q, cancels %q", sections.Replay, sections.Cancels)
 	}
+	if !strings.Contains(sections.Results, `alice returned "reserved"`) || !strings.Contains(sections.Results, `bob returned "updated"`) {
+		t.Errorf("the actors' results read %q", sections.Results)
+	}
 }
 
 // checkKeyboard reaches the timeline with Tab, moves with the arrow keys and
 // selects with Enter.
-func checkKeyboard(t *testing.T, run runFunc, eval evalFunc, waited, hostileUnit *artifact.Unit) {
+func checkKeyboard(tb *tab, waited, hostileUnit *artifact.Unit) {
+	t := tb.t
 	t.Helper()
 	var s pageState
-	eval(stateJS, &s)
+	tb.eval(stateJS, &s)
 	if len(s.Selected) != 1 || s.Selected[0] != unitID(waited) || !strings.Contains(s.InspectorText, "Waited on alice's lock") {
 		t.Fatalf("initially selected %v, inspector %q; want bob's waiting UPDATE", s.Selected, s.InspectorText)
 	}
-	run("focus the search box", chromedp.Focus(chromedp.CSS("#search")))
+	tb.run("focus the search box", chromedp.Focus(chromedp.CSS("#search")))
 	for i := 0; i < 10 && !strings.Contains(s.Active, "."); i++ {
-		run("press Tab", chromedp.KeyEvent(kb.Tab))
-		eval(stateJS, &s)
+		tb.run("press Tab", chromedp.KeyEvent(kb.Tab))
+		tb.eval(stateJS, &s)
 	}
 	if !strings.Contains(s.Active, ".") {
 		t.Fatalf("Tab from the search box never reached a timeline unit (focus on %s)", s.Active)
@@ -141,8 +154,8 @@ func checkKeyboard(t *testing.T, run runFunc, eval evalFunc, waited, hostileUnit
 	moves := 0
 	for i := 0; i < 40 && s.Active != unitID(hostileUnit); i++ {
 		before := s.Active
-		run("press ArrowRight", chromedp.KeyEvent(kb.ArrowRight))
-		eval(stateJS, &s)
+		tb.run("press ArrowRight", chromedp.KeyEvent(kb.ArrowRight))
+		tb.eval(stateJS, &s)
 		if s.Active == before {
 			t.Fatalf("ArrowRight did not move the focus from %s", before)
 		}
@@ -154,19 +167,19 @@ func checkKeyboard(t *testing.T, run runFunc, eval evalFunc, waited, hostileUnit
 	if len(s.Selected) != 1 || s.Selected[0] != unitID(waited) {
 		t.Fatalf("moving the focus changed the selection to %v", s.Selected)
 	}
-	run("press Enter", chromedp.KeyEvent(kb.Enter))
-	eval(stateJS, &s)
+	tb.run("press Enter", chromedp.KeyEvent(kb.Enter))
+	tb.eval(stateJS, &s)
 	if len(s.Selected) != 1 || s.Selected[0] != unitID(hostileUnit) || !strings.HasPrefix(s.InspectorTitle, "alice") ||
 		len(s.InspectorSQL) != 1 || s.InspectorSQL[0] != hostile || strings.Contains(s.InspectorText, "Waited on") {
 		t.Fatalf("after Enter: selected %v, inspector %q %q; want alice's hostile statement", s.Selected, s.InspectorTitle, s.InspectorSQL)
 	}
-	run("press ArrowDown", chromedp.KeyEvent(kb.ArrowDown))
-	eval(stateJS, &s)
+	tb.run("press ArrowDown", chromedp.KeyEvent(kb.ArrowDown))
+	tb.eval(stateJS, &s)
 	if !strings.HasPrefix(s.Active, "bob ") {
 		t.Errorf("ArrowDown from alice's lane moved the focus to %s; want bob's lane", s.Active)
 	}
-	run("press ArrowUp", chromedp.KeyEvent(kb.ArrowUp))
-	eval(stateJS, &s)
+	tb.run("press ArrowUp", chromedp.KeyEvent(kb.ArrowUp))
+	tb.eval(stateJS, &s)
 	if !strings.HasPrefix(s.Active, "alice ") {
 		t.Errorf("ArrowUp from bob's lane moved the focus to %s; want alice's lane", s.Active)
 	}
@@ -181,15 +194,16 @@ type filterState struct {
 const filterJS = `({
   visible: [...document.querySelectorAll('#timeline .unit-box')].filter((b) => b.getBoundingClientRect().width > 0).map((b) => b.dataset.actor + ' ' + b.dataset.conn + '.' + b.dataset.unit),
   count: document.getElementById('filter-count').textContent,
-  lanes: [...document.querySelectorAll('.lane-label')].filter((l) => l.getBoundingClientRect().height > 0).map((l) => l.textContent),
+  lanes: [...document.querySelectorAll('#timeline .lane-label')].filter((l) => l.getBoundingClientRect().height > 0).map((l) => l.textContent),
 })`
 
 // checkFilters narrows the timeline by SQL text and by actor.
-func checkFilters(t *testing.T, run runFunc, eval evalFunc, a *artifact.Artifact) {
+func checkFilters(tb *tab, a *artifact.Artifact) {
+	t := tb.t
 	t.Helper()
-	run("search", chromedp.Focus(chromedp.CSS("#search")), chromedp.KeyEvent("FOR update"))
+	tb.run("search", chromedp.Focus(chromedp.CSS("#search")), chromedp.KeyEvent("FOR update"))
 	var f filterState
-	eval(filterJS, &f)
+	tb.eval(filterJS, &f)
 	var want []string
 	for i := range a.Units {
 		if strings.Contains(strings.ToLower(strings.Join(a.Units[i].SQL, ";\n")), "for update") {
@@ -199,9 +213,9 @@ func checkFilters(t *testing.T, run runFunc, eval evalFunc, a *artifact.Artifact
 	if len(want) == 0 || strings.Join(f.Visible, ",") != strings.Join(want, ",") || !strings.Contains(f.Count, " of ") {
 		t.Errorf("searching \"FOR update\" shows %v (%q); want %v", f.Visible, f.Count, want)
 	}
-	run("clear the search", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); })()`))
-	run("hide bob", chromedp.Click(chromedp.CSS(`#actor-filter input[data-actor="bob"]`)))
-	eval(filterJS, &f)
+	tb.run("clear the search", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); })()`))
+	tb.run("hide bob", chromedp.Click(chromedp.CSS(`#actor-filter input[data-actor="bob"]`)))
+	tb.eval(filterJS, &f)
 	for _, v := range f.Visible {
 		if !strings.HasPrefix(v, "alice ") {
 			t.Errorf("with bob unchecked, %s is shown", v)
@@ -210,8 +224,8 @@ func checkFilters(t *testing.T, run runFunc, eval evalFunc, a *artifact.Artifact
 	if len(f.Visible) == 0 || strings.Join(f.Lanes, ",") != "alice" {
 		t.Errorf("with bob unchecked: units %v, lanes %v", f.Visible, f.Lanes)
 	}
-	run("show bob", chromedp.Click(chromedp.CSS(`#actor-filter input[data-actor="bob"]`)))
-	eval(filterJS, &f)
+	tb.run("show bob", chromedp.Click(chromedp.CSS(`#actor-filter input[data-actor="bob"]`)))
+	tb.eval(filterJS, &f)
 	if len(f.Visible) != len(a.Units) {
 		t.Errorf("after checking bob again %d of %d units are shown", len(f.Visible), len(a.Units))
 	}
@@ -219,13 +233,14 @@ func checkFilters(t *testing.T, run runFunc, eval evalFunc, a *artifact.Artifact
 
 // checkLayouts checks the narrow layout (stacked, the timeline scrolls
 // sideways, the page does not) and the print layout (no interactive
-// chrome, every unit visible, the table of all units).
-func checkLayouts(t *testing.T, bctx context.Context, run runFunc, eval evalFunc) {
+// chrome, every unit visible whatever the filters, the table of all units).
+func checkLayouts(tb *tab) {
+	t := tb.t
 	t.Helper()
 	var l struct {
 		Stacked, SideBySide, TimelineScrolls, PageScrolls bool
-		Toolbar, Copy, Table                              string
-		Rows, Boxes, Shown                                int
+		Toolbar, Copy, Table, Actions                     string
+		Rows, Boxes, Shown, Units                         int
 	}
 	layoutJS := `(() => {
 	  const i = document.getElementById('inspector').getBoundingClientRect(), a = document.querySelector('aside').getBoundingClientRect();
@@ -234,55 +249,57 @@ func checkLayouts(t *testing.T, bctx context.Context, run runFunc, eval evalFunc
 	  return {stacked: Math.abs(i.left - a.left) < 2 && a.top >= i.bottom, sideBySide: a.left >= i.right,
 	    timelineScrolls: tl.scrollWidth > tl.clientWidth, pageScrolls: document.documentElement.scrollWidth > innerWidth,
 	    toolbar: getComputedStyle(document.getElementById('toolbar')).display, copy: getComputedStyle(document.getElementById('copy')).display,
+	    actions: getComputedStyle(document.querySelector('.file-actions')).display,
 	    table: getComputedStyle(document.getElementById('all-units')).display, rows: document.querySelectorAll('#all-units tbody tr').length,
-	    boxes: boxes.length, shown: boxes.filter((b) => b.getBoundingClientRect().width > 0).length};
+	    boxes: boxes.length, shown: boxes.filter((b) => b.getBoundingClientRect().width > 0).length,
+	    units: JSON.parse(document.getElementById('artifact-data').textContent).units.length};
 	})()`
-	eval(layoutJS, &l)
-	if !l.SideBySide || l.Table != "none" || l.Toolbar == "none" {
-		t.Errorf("wide layout: %+v; want the inspector and the side column side by side, the toolbar shown, the print table hidden", l)
+	tb.eval(layoutJS, &l)
+	if !l.SideBySide || l.Table != "none" || l.Toolbar == "none" || l.Rows != 0 {
+		t.Errorf("wide layout: %+v; want the inspector and the side column side by side, the toolbar shown, no print table built yet", l)
 	}
-	run("narrow viewport", chromedp.EmulateViewport(600, 900))
-	eval(layoutJS, &l)
+	tb.run("narrow viewport", chromedp.EmulateViewport(600, 900))
+	tb.eval(layoutJS, &l)
 	if !l.Stacked || !l.TimelineScrolls || l.PageScrolls {
 		t.Errorf("600px layout: %+v; want stacked sections and a timeline that scrolls sideways inside a page that does not", l)
 	}
-	devShot(bctx, "narrow.png")
-	run("wide viewport", chromedp.ResetViewport())
-	run("filter everything out, then print", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('search'); s.value = 'no such SQL'; s.dispatchEvent(new Event('input')); })()`),
+	devShot(tb, "narrow.png")
+	tb.run("back to 1280x800", chromedp.EmulateViewport(1280, 800))
+	tb.run("filter everything out, then print", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('search'); s.value = 'no such SQL'; s.dispatchEvent(new Event('input')); })()`),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 			return err
 		}))
-	eval(layoutJS, &l)
-	devShot(bctx, "print.png")
-	if l.Toolbar != "none" || l.Copy != "none" || l.Table == "none" || l.Rows != l.Boxes || l.Shown != l.Boxes {
-		t.Errorf("print layout: %+v; want no toolbar or copy button, every unit shown, the table of all units", l)
+	tb.poll("the print view", `document.querySelectorAll('#all-units tbody tr').length > 0 && document.querySelectorAll('#timeline .unit-box').length > 0`)
+	tb.eval(layoutJS, &l)
+	devShot(tb, "print.png")
+	if l.Toolbar != "none" || l.Copy != "none" || l.Actions != "none" || l.Table == "none" || l.Rows != l.Units || l.Boxes != l.Units || l.Shown != l.Units {
+		t.Errorf("print layout: %+v; want no toolbar, file or copy buttons, every unit shown, the table of all units", l)
 	}
-	run("screen media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	tb.run("screen media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
 		return err
-	}))
+	}), chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); })()`))
 }
 
-// devShot saves a screenshot into $INTERLEAVE_REPORT_SHOTS, when it is set,
-// for a person who works on the layout.
-func devShot(bctx context.Context, name string) {
-	if dir := os.Getenv("INTERLEAVE_REPORT_SHOTS"); dir != "" {
-		if shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)); err == nil {
-			os.WriteFile(filepath.Join(dir, name), shot, 0o644)
-		}
+// devShot saves a screenshot for a person who works on the layout, when
+// $INTERLEAVE_SCREENSHOT_DIR is set.
+func devShot(tb *tab, name string) {
+	if os.Getenv("INTERLEAVE_SCREENSHOT_DIR") != "" {
+		tb.screenshot(name)
 	}
 }
 
 // checkSample checks the marks the real run does not produce, on the
 // hand-built sample artifact.
-func checkSample(t *testing.T, run runFunc, eval evalFunc) {
+func checkSample(tb *tab) {
+	t := tb.t
 	t.Helper()
 	var s struct {
 		Errors, Pairs, Choices, Unreleased []string
 		Cancels, Inspector, Verdict        string
 	}
-	eval(`(() => {
+	tb.eval(`(() => {
 	  const id = (b) => b.dataset.actor + ' ' + b.dataset.conn + '.' + b.dataset.unit;
 	  const boxes = [...document.querySelectorAll('#timeline .unit-box')];
 	  return {errors: boxes.filter((b) => b.classList.contains('error')).map((b) => id(b) + ': ' + b.querySelector('.badge-error').textContent),
@@ -303,34 +320,20 @@ func checkSample(t *testing.T, run runFunc, eval evalFunc) {
 			t.Errorf("the cancel requests section lacks %q:\n%s", want, s.Cancels)
 		}
 	}
-	if !strings.Contains(s.Inspector, "SQLSTATE 22012: division by zero") || s.Verdict != "Invariant violated" {
-		t.Errorf("the sample opens on %q with inspector\n%s\nwant the error unit selected", s.Verdict, s.Inspector)
+	// The violation says v changed: the failing step is bob's UPDATE, the
+	// only unit that changed a row.
+	if !strings.Contains(s.Inspector, "The failing step") || !strings.Contains(s.Inspector, "UPDATE t SET v = v + 1") || s.Verdict != "Invariant violated" {
+		t.Errorf("the sample opens on %q with inspector\n%s\nwant bob's UPDATE as the failing step", s.Verdict, s.Inspector)
 	}
-	run("select bob's hostile unit", chromedp.Click(chromedp.CSS(`.unit-box[data-actor="bob"][data-unit="0"]`)))
+	tb.run("select alice's failing division", chromedp.Click(chromedp.CSS(`.unit-box[data-actor="alice"][data-unit="2"]`)))
+	tb.eval(`document.getElementById('inspector-body').innerText`, &s.Inspector)
+	if !strings.Contains(s.Inspector, "SQLSTATE 22012: division by zero") {
+		t.Errorf("alice's division by zero is inspected as\n%s", s.Inspector)
+	}
+	tb.run("select bob's hostile unit", chromedp.Click(chromedp.CSS(`.unit-box[data-actor="bob"][data-unit="0"]`)))
 	var params []string
-	eval(`[...document.querySelectorAll('#inspector-body .params li')].map((li) => li.textContent)`, &params)
+	tb.eval(`[...document.querySelectorAll('#inspector-body .params li')].map((li) => li.textContent)`, &params)
 	if strings.Join(params, "|") != "$1 = <!-- x  $2 = </script>" {
 		t.Errorf("bob's parameters are shown as %q", params)
-	}
-}
-
-// checkCopy clicks the copy button and reads the clipboard back.
-func checkCopy(t *testing.T, bctx context.Context, run runFunc, want string) {
-	t.Helper()
-	for _, name := range []string{"clipboard-read", "clipboard-write"} {
-		if _, err := chromedp.CallBrowser(bctx, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted,
-		}); err != nil {
-			t.Fatalf("grant %s: %v", name, err)
-		}
-	}
-	run("click Copy", chromedp.Click(chromedp.CSS("#copy")), chromedp.Poll[chromedp.Void](`document.getElementById('copy-status').textContent !== ''`, chromedp.WithPollingTimeout(10*time.Second)))
-	status, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('copy-status').textContent`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
-	if err != nil || got != want || status != "Copied." {
-		t.Errorf("after Copy the status is %q and the clipboard holds %q (%v); want %q", status, got, err, want)
 	}
 }

@@ -3,11 +3,14 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,116 +19,226 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/jackc/pgx/v5"
-	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )
 
-const chromiumPath = "/usr/bin/chromium"
-
-// reservation: alice locks row 1 (BEGIN; SELECT ... FOR UPDATE), runs the
-// hostile statement and commits; bob's UPDATE of the row is released while
-// she holds the lock and waits on her. The invariant says the reserved row
-// must not change, so the attempt is a violation.
-func reservation() interleave.Scenario {
-	return interleave.Scenario{
-		Name: "reservation",
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0)")
-			return err
-		},
-		Actors: []interleave.Actor{
-			{Name: "alice", Run: func(ctx context.Context, cs string) (any, error) {
-				c, err := pgx.Connect(ctx, cs)
-				if err != nil {
-					return nil, err
-				}
-				defer c.Close(ctx)
-				tx, err := c.Begin(ctx)
-				if err != nil {
-					return nil, err
-				}
-				if _, err := tx.Exec(ctx, "SELECT v FROM t WHERE id = 1 FOR UPDATE"); err != nil {
-					return nil, err
-				}
-				if _, err := tx.Exec(ctx, hostile); err != nil {
-					return nil, err
-				}
-				return "reserved", tx.Commit(ctx)
-			}},
-			{Name: "bob", Run: func(ctx context.Context, cs string) (any, error) {
-				c, err := pgx.Connect(ctx, cs)
-				if err != nil {
-					return nil, err
-				}
-				defer c.Close(ctx)
-				if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
-					return nil, err
-				}
-				_, err = c.Exec(ctx, "UPDATE t SET v = v + $1 WHERE id = 1", 1)
-				return "updated", err
-			}},
-		},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var v int
-			if err := db.QueryRow(ctx, "SELECT v FROM t WHERE id = 1").Scan(&v); err != nil {
-				return err
-			}
-			if v != 0 {
-				return fmt.Errorf("Row 1 was reserved by alice, yet bob changed it: v = %d, want 0", v)
-			}
-			return nil
-		},
-	}
+// The browser tests share one headless Chromium (a tab each): starting it is
+// most of their cost on a small machine.
+var chromium struct {
+	once    sync.Once
+	path    string
+	err     error
+	ctx     context.Context // the browser's first tab; new tabs derive from it
+	cancel  func()
+	profile string
 }
 
-// recordReservation runs the scenario once on a managed PostgreSQL and
-// returns its artifact, after checking it has what the page must show.
-func recordReservation(t *testing.T, ctx context.Context) *artifact.Artifact {
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if chromium.cancel != nil {
+		chromium.cancel()
+		os.RemoveAll(chromium.profile)
+	}
+	os.Exit(code)
+}
+
+// findChromium is $INTERLEAVE_CHROMIUM when set, else Debian's chromium,
+// else one on PATH.
+func findChromium() (string, error) {
+	if p := os.Getenv("INTERLEAVE_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("INTERLEAVE_CHROMIUM: %w", err)
+		}
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium", nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no chromium at /usr/bin/chromium or on PATH")
+}
+
+// sharedBrowser returns the shared browser, starting it on first use. Without
+// Chromium the test is skipped with what to install, except in CI
+// (CI=true), where it fails.
+func sharedBrowser(t *testing.T) context.Context {
 	t.Helper()
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	if err != nil {
-		t.Fatalf("this test needs PostgreSQL's server binaries (scripts/ensure-deps postgres): %v", err)
+	chromium.once.Do(func() {
+		chromium.path, chromium.err = findChromium()
+		if chromium.err != nil {
+			return
+		}
+		chromium.profile, chromium.err = os.MkdirTemp("", "interleave-report-chromium-")
+		if chromium.err != nil {
+			return
+		}
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(chromium.path),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("no-first-run", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.UserDataDir(chromium.profile),
+			chromedp.WindowSize(1280, 800),
+		)
+		ctx, cancelBrowser := chromedp.NewContext(alloc)
+		chromium.ctx = ctx
+		chromium.cancel = func() { cancelBrowser(); cancelAlloc() }
+		chromium.err = chromedp.Do(ctx)
+	})
+	if chromium.err != nil {
+		const install = "install Chromium (apt-get install -y chromium, or scripts/ensure-deps chromium)"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs Chromium for the report's browser tests: %v; %s", chromium.err, install)
+		}
+		t.Skipf("skipping the report's browser test: %v; %s, or set CI=true to make its absence a failure", chromium.err, install)
 	}
-	defer srv.Close()
-	res, err := interleave.RunOnce(ctx, reservation(), interleave.Options{Server: interleave.ServerOptions{Use: srv}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, "yet bob changed it") {
-		t.Fatalf("outcome %s: %s; want the violation", res.Outcome, res.Message)
-	}
-	a := res.Artifact
-	if w := waitedUnit(a); w == nil || !strings.HasPrefix(w.SQL[0], "UPDATE") || strings.Join(w.LockWaits[0].BlockingActors, ",") != "alice" {
-		t.Fatalf("the run recorded no wait of bob's UPDATE on alice; units: %+v", a.Units)
-	}
-	if findSQL(a, hostile) == nil {
-		t.Fatalf("no unit ran %s", hostile)
-	}
-	return a
+	return chromium.ctx
 }
 
-func waitedUnit(a *artifact.Artifact) *artifact.Unit {
-	for i, u := range a.Units {
-		if u.Actor == "bob" && len(u.LockWaits) > 0 {
-			return &a.Units[i]
+// tab is one page in the shared browser, with a record of what the page did
+// that it must not do.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+	log *browserLog
+}
+
+func newTab(t *testing.T) *tab {
+	t.Helper()
+	b := sharedBrowser(t)
+	log := &browserLog{}
+	ctx, cancel := chromedp.NewContext(b, chromedp.WithListener(log.listen))
+	t.Cleanup(cancel)
+	tb := &tab{t: t, ctx: ctx, log: log}
+	// Dismiss any dialog so that a page that opened one cannot hang the
+	// test; the listener has already recorded it.
+	tb.run("start the tab")
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range dialogs {
+			if err != nil {
+				return
+			}
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+	// Record Content-Security-Policy violations from the first moment of
+	// each document (DevTools scripts are exempt from the policy).
+	tb.run("install the violation recorder", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: `window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+		})
+		return err
+	}), chromedp.EmulateViewport(1280, 800))
+	return tb
+}
+
+func (tb *tab) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	if err := chromedp.Do(tb.ctx, actions...); err != nil {
+		tb.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (tb *tab) eval(js string, out any) {
+	tb.t.Helper()
+	raw, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]byte](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.t.Fatalf("evaluate %s: %v", js, err)
+	}
+	if out == nil {
+		return
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		tb.t.Fatalf("evaluate %s: %v (%s)", js, err, raw)
+	}
+}
+
+// poll waits until the expression is truthy in the page.
+func (tb *tab) poll(what, js string) {
+	tb.t.Helper()
+	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[[]byte](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		var violations []string
+		tb.eval(`window.__violations || []`, &violations)
+		_, _, pageErrors := tb.log.snapshot()
+		tb.t.Fatalf("%s: %s never held: %v; page errors %v; policy violations %v", what, js, err, pageErrors, violations)
+	}
+}
+
+// load opens the file at path and waits until the page's script has run.
+func (tb *tab) load(path string) string {
+	tb.t.Helper()
+	u := (&url.URL{Scheme: "file", Path: path}).String()
+	tb.run("open "+path, chromedp.Navigate(u))
+	tb.poll("load "+path, `document.body && document.body.classList.contains('ready')`)
+	return u
+}
+
+// clean checks the page loaded nothing but the given files, opened no
+// dialog, threw nothing and broke no Content-Security-Policy rule.
+func (tb *tab) clean(allowed ...string) {
+	tb.t.Helper()
+	var violations []string
+	tb.eval(`window.__violations`, &violations)
+	if len(violations) > 0 {
+		tb.t.Errorf("Content-Security-Policy violations: %v", violations)
+	}
+	dialogs, requests, pageErrors := tb.log.snapshot()
+	if len(pageErrors) > 0 {
+		tb.t.Errorf("the page's script failed: %v", pageErrors)
+	}
+	if len(dialogs) > 0 {
+		tb.t.Errorf("the page opened dialogs: %v", dialogs)
+	}
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		ok[a] = true
+	}
+	for _, r := range requests {
+		if !ok[r] {
+			tb.t.Errorf("the page requested %s; it must load nothing but itself", r)
 		}
 	}
-	return nil
-}
-
-func findSQL(a *artifact.Artifact, sql string) *artifact.Unit {
-	for i, u := range a.Units {
-		if !u.Prepare && len(u.SQL) > 0 && u.SQL[0] == sql {
-			return &a.Units[i]
-		}
+	if len(requests) == 0 {
+		tb.t.Error("no request was recorded, not even the page: the network listener does not work")
 	}
-	return nil
 }
 
-func unitID(u *artifact.Unit) string { return fmt.Sprintf("%s %d.%d", u.Actor, u.Conn, u.Unit) }
+// screenshot saves a full-page screenshot as name in
+// $INTERLEAVE_SCREENSHOT_DIR, or else in a temporary directory, and returns
+// it.
+func (tb *tab) screenshot(name string) []byte {
+	tb.t.Helper()
+	shot, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	if len(shot) < 1000 || !bytes.HasPrefix(shot, []byte("\x89PNG")) {
+		tb.t.Fatalf("the screenshot is not a PNG image (%d bytes)", len(shot))
+	}
+	dir := os.Getenv("INTERLEAVE_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = tb.t.TempDir()
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.t.Logf("screenshot %s", path)
+	return shot
+}
 
 // browserLog records what the page did that it must not do.
 type browserLog struct {
@@ -169,176 +282,11 @@ func (l *browserLog) snapshot() (dialogs, requests, errors []string) {
 	return append([]string(nil), l.dialogs...), append([]string(nil), l.requests...), append([]string(nil), l.errors...)
 }
 
-// pageState is what the DOM shows of the timeline, the inspector and focus.
-type pageState struct {
-	Active         string   `json:"active"`
-	Selected       []string `json:"selected"`
-	InspectorTitle string   `json:"inspectorTitle"`
-	InspectorSQL   []string `json:"inspectorSql"`
-	InspectorText  string   `json:"inspectorText"`
-}
-
-const stateJS = `(() => {
-  const id = (b) => b.dataset.actor + ' ' + b.dataset.conn + '.' + b.dataset.unit;
-  const a = document.activeElement;
-  const t = document.querySelector('#inspector-body .insp-title');
-  return {
-    active: a && a.classList.contains('unit-box') ? id(a) : (a ? a.tagName + '#' + a.id : ''),
-    selected: [...document.querySelectorAll('.unit-box[aria-pressed="true"]')].map(id),
-    inspectorTitle: t ? t.textContent : '',
-    inspectorSql: [...document.querySelectorAll('#inspector-body pre.sql')].map((p) => p.textContent),
-    inspectorText: document.getElementById('inspector-body').textContent,
-  };
-})()`
-
-func TestReportInChromium(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("Chromium is not installed at %s (%v): run scripts/ensure-deps chromium", chromiumPath, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	a := recordReservation(t, ctx)
-	waited, hostileUnit := waitedUnit(a), findSQL(a, hostile)
-
-	dir := t.TempDir()
-	file := writePage(t, dir, "report.html", a, "interleave replay ./examples/reservation failure.json")
-	sampleFile := writePage(t, dir, "sample.html", sample(), "")
-
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.WindowSize(1440, 900),
-	)
-	defer cancelAlloc()
-	var log browserLog
-	bctx, cancelBrowser := chromedp.NewContext(alloc, chromedp.WithListener(log.listen))
-	defer cancelBrowser()
-	// Dismiss any dialog so that a page that opened one cannot hang the
-	// test; the listener has already recorded it.
-	dialogs := chromedp.Events(bctx, page.JavascriptDialogOpening)
-	go func() {
-		for _, err := range dialogs {
-			if err != nil {
-				return
-			}
-			chromedp.Call(bctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
-	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	eval := func(js string, out any) {
-		t.Helper()
-		raw, err := chromedp.Run(bctx, chromedp.Evaluate[[]byte](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		if err := jsonUnmarshal(raw, out); err != nil {
-			t.Fatalf("evaluate %s: %v (%s)", js, err, raw)
-		}
-	}
-	// Record Content-Security-Policy violations from the first moment of
-	// the document (DevTools scripts are exempt from the policy).
-	run("install the violation recorder", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-			Source: `window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`,
-		})
-		return err
-	}))
-	load := func(url string) {
-		t.Helper()
-		lctx, cancelLoad := context.WithTimeout(bctx, 30*time.Second)
-		err := chromedp.Do(lctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("body.ready")))
-		cancelLoad()
-		if err != nil {
-			var violations []string
-			eval(`window.__violations || []`, &violations)
-			t.Fatalf("%s did not load and run its script within 30s: %v; policy violations: %v", url, err, violations)
-		}
-	}
-	pageURL := (&url.URL{Scheme: "file", Path: file}).String()
-	sampleURL := (&url.URL{Scheme: "file", Path: sampleFile}).String()
-	load(pageURL)
-
-	checkStatic(t, eval, a, waited)
-	// The full-page screenshot as the page opens, with bob's lock wait in
-	// the inspector, for the documentation and for people.
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(shot) < 1000 || string(shot[1:4]) != "PNG" {
-		t.Fatalf("the screenshot is not a PNG image (%d bytes)", len(shot))
-	}
-	// The documentation's screenshot is the one this test takes (so a run
-	// refreshes docs/report-screenshot.png in the working tree).
-	if err := os.WriteFile(filepath.Join("..", "docs", "report-screenshot.png"), shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	checkKeyboard(t, run, eval, waited, hostileUnit)
-	checkCopy(t, bctx, run, "interleave replay ./examples/reservation failure.json")
-	checkFilters(t, run, eval, a)
-	checkLayouts(t, bctx, run, eval)
-
-	checkPolicy := func(page string) {
-		t.Helper()
-		var violations []string
-		eval(`window.__violations`, &violations)
-		if len(violations) > 0 {
-			t.Errorf("%s: Content-Security-Policy violations: %v", page, violations)
-		}
-	}
-	checkPolicy("the reservation report")
-
-	// The hand-built sample has what the real run lacks: an error, a pair,
-	// a choice, a unit never released, a cancel request, parameters.
-	load(sampleURL)
-	checkSample(t, run, eval)
-	checkPolicy("the sample report")
-
-	gotDialogs, requests, pageErrors := log.snapshot()
-	if len(pageErrors) > 0 {
-		t.Errorf("the page's script failed: %v", pageErrors)
-	}
-	if len(gotDialogs) > 0 {
-		t.Errorf("the page opened dialogs: %v", gotDialogs)
-	}
-	for _, r := range requests {
-		if r != pageURL && r != sampleURL {
-			t.Errorf("the page requested %s; it must load nothing but itself", r)
-		}
-	}
-	if len(requests) == 0 {
-		t.Error("no request was recorded, not even the page: the network listener does not work")
-	}
-	// The dialog listener works: a dialog opened from DevTools is seen.
-	run("open a control dialog", chromedp.Evaluate[chromedp.Void](`setTimeout(() => alert('control'), 0)`))
-	deadline := time.Now().Add(10 * time.Second)
-	for gotDialogs, _, _ = log.snapshot(); len(gotDialogs) == 0 && time.Now().Before(deadline); gotDialogs, _, _ = log.snapshot() {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if fmt.Sprint(gotDialogs) != "[alert: control]" {
-		t.Errorf("the control dialog was recorded as %v; the dialog check proves nothing", gotDialogs)
-	}
-}
-
 // writePage renders a into dir/name and returns its path.
-func writePage(t *testing.T, dir, name string, a *artifact.Artifact, replay string) string {
+func writePage(t *testing.T, dir, name string, a *artifact.Artifact, opts report.Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := report.Render(&buf, a, report.Options{ReplayCommand: replay}); err != nil {
+	if err := report.Render(&buf, a, opts); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name)
@@ -346,4 +294,19 @@ func writePage(t *testing.T, dir, name string, a *artifact.Artifact, replay stri
 		t.Fatal(err)
 	}
 	return path
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// cliCounts is the line the CLI prints about a recorded order (explore.go's
+// summary), built from the same artifact.ReleaseCounts.
+func cliCounts(a *artifact.Artifact) string {
+	c := a.ReleaseCounts()
+	if c.Preparations > 0 {
+		return fmt.Sprintf("Recorded release units: %d (plus %d statement preparations); actor switches: %d.", c.Executing, c.Preparations, c.Switches)
+	}
+	return fmt.Sprintf("Recorded release units: %d; actor switches: %d.", c.Executing, c.Switches)
 }

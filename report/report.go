@@ -10,17 +10,22 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
 )
 
-//go:embed assets/page.html assets/report.css assets/util.js assets/timeline.js assets/inspector.js
+//go:embed assets/page.html assets/report.css assets/*.js
 var assets embed.FS
 
-// scripts are concatenated, in this order, into the page's one inline script.
-var scripts = []string{"assets/util.js", "assets/timeline.js", "assets/inspector.js"}
+// scripts are concatenated, in this order, into the page's one inline
+// script: helpers first, start-up (main.js) last.
+var scripts = []string{
+	"assets/util.js", "assets/validate.js", "assets/model.js", "assets/header.js",
+	"assets/legend.js", "assets/timeline.js", "assets/inspector.js", "assets/open.js", "assets/main.js",
+}
 
 var page = template.Must(template.New("page.html").ParseFS(assets, "assets/page.html"))
 
@@ -30,35 +35,57 @@ type Options struct {
 	// "interleave replay ./examples/counter failure.json". Empty shows a
 	// generic command built from the scenario name.
 	ReplayCommand string
+	// FileName is the name the page's "Download JSON" button gives the
+	// artifact. Empty: NAME-failure.json for a failure, NAME-KIND.json
+	// otherwise.
+	FileName string
 }
 
 // pageData is what page.html renders. Every string is escaped by
 // html/template; the template.CSS and template.JS values are this package's
-// own assets and the escaped artifact JSON.
+// own assets and JSON checked by scriptJSON. The script fills the rest of
+// the page from the two JSON blocks, as text.
 type pageData struct {
-	CSP           string
-	Title         string
-	CSS           template.CSS
-	JS            template.JS
-	Data          template.JS
-	Tone          string
-	Verdict       string
-	A             *artifact.Artifact
-	Facts         []string
-	Results       []result
-	Replay        string
-	ReplayGeneric bool
-	Environment   []kv
-	Fingerprint   []kv
-	Objects       []kv
-	Parts         []kv
-	Settings      []kv
-	Limits        []kv
+	CSP     string
+	Title   string
+	CSS     template.CSS
+	JS      template.JS
+	Data    template.JS
+	Config  template.JS
+	Tone    string
+	Verdict string
+	A       *artifact.Artifact
 }
 
-type kv struct{ K, V string }
+// verdict puts an outcome kind into words and a colour tone.
+type verdict struct {
+	Verdict string `json:"verdict"`
+	Tone    string `json:"tone"`
+}
 
-type result struct{ Actor, Value, Error string }
+// verdicts are the outcome kinds an artifact may have (artifact.Validate
+// refuses any other) and how the page shows them.
+var verdicts = map[string]verdict{
+	"violation":     {"Invariant violated", "bad"},
+	"pass":          {"Passed", "good"},
+	"actor-error":   {"Actor error", "warn"},
+	"harness-error": {"Harness error", "warn"},
+	"inconclusive":  {"Inconclusive", "warn"},
+	"incompatible":  {"Incompatible replay", "warn"},
+}
+
+// pageConfig is the page's second JSON block: what the script needs besides
+// the artifact, among it the rules to validate another artifact file the
+// way artifact.Read does.
+type pageConfig struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	MaxFileSize   int64              `json:"maxFileSize"`
+	Schema        *schemaNode        `json:"schema"`
+	Outcomes      map[string]verdict `json:"outcomes"`
+	ReplayCommand string             `json:"replayCommand"`
+	ReplayGeneric bool               `json:"replayGeneric"`
+	FileName      string             `json:"fileName"`
+}
 
 // Render validates a and writes the report page to w. The page loads
 // nothing: its style and script are inline and allowed by their SHA-256
@@ -71,13 +98,29 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 	if err := artifact.Validate(a); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	data, err := scriptJSON(a)
+	// The embedded JSON is artifact.Encode's, so "Download JSON" gives the
+	// bytes artifact.Write stores.
+	encoded, err := artifact.Encode(a)
 	if err != nil {
 		return fmt.Errorf("report: encode the artifact: %w", err)
+	}
+	if err := scriptSafe(encoded); err != nil {
+		return fmt.Errorf("report: encode the artifact: %w", err)
+	}
+	schema, err := artifactSchema()
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	replay, generic := opts.ReplayCommand, false
 	if strings.TrimSpace(replay) == "" {
 		replay, generic = GenericReplayCommand(a), true
+	}
+	cfg, err := scriptJSON(pageConfig{
+		SchemaVersion: artifact.SchemaVersion, MaxFileSize: artifact.MaxFileSize, Schema: schema,
+		Outcomes: verdicts, ReplayCommand: replay, ReplayGeneric: generic, FileName: fileName(a, opts.FileName),
+	})
+	if err != nil {
+		return fmt.Errorf("report: encode the page's settings: %w", err)
 	}
 	css, err := assets.ReadFile("assets/report.css")
 	if err != nil {
@@ -87,23 +130,19 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 	if err != nil {
 		return err
 	}
-	verdict, tone := describe(a.Outcome.Kind)
+	v, tone := describe(a.Outcome.Kind)
 	d := pageData{
 		CSP: "default-src 'none'; script-src " + hash(js) + "; style-src " + hash(string(css)) +
 			"; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'",
-		Title:         verdict + ": " + a.Scenario.Name + " (Interleave report)",
-		CSS:           template.CSS(css),
-		JS:            template.JS(js),
-		Data:          template.JS(data),
-		Tone:          tone,
-		Verdict:       verdict,
-		A:             a,
-		Facts:         facts(a),
-		Results:       results(a),
-		Replay:        replay,
-		ReplayGeneric: generic,
+		Title:   v + ": " + a.Scenario.Name + " (Interleave report)",
+		CSS:     template.CSS(css),
+		JS:      template.JS(js),
+		Data:    template.JS(encoded),
+		Config:  template.JS(cfg),
+		Tone:    tone,
+		Verdict: v,
+		A:       a,
 	}
-	sections(a, &d)
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, d); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -112,18 +151,37 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 	return err
 }
 
+// fileName is the download name of a's JSON.
+func fileName(a *artifact.Artifact, name string) string {
+	if name = filepath.Base(strings.TrimSpace(name)); name != "." && name != "/" && name != "" {
+		return name
+	}
+	if a.Outcome.Failed() {
+		return a.Scenario.Name + "-failure.json"
+	}
+	return a.Scenario.Name + "-" + a.Outcome.Kind + ".json"
+}
+
 // scriptJSON encodes v for a <script type="application/json"> element.
-// encoding/json escapes <, >, & and U+2028/U+2029, so neither "</script",
-// "<!--" nor a line separator can appear; the check makes sure of it.
 func scriptJSON(v any) (string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	if bytes.ContainsAny(b, "<>&\u2028\u2029") {
-		return "", errors.New("the JSON encoding left a character unescaped that could end the script element")
+	if err := scriptSafe(b); err != nil {
+		return "", err
 	}
 	return string(b), nil
+}
+
+// scriptSafe makes sure JSON can sit inside a script element. encoding/json
+// escapes <, >, & and U+2028/U+2029, so neither "</script", "<!--" nor a
+// line separator can appear; the check makes sure of it.
+func scriptSafe(b []byte) error {
+	if bytes.ContainsAny(b, "<>&\u2028\u2029") {
+		return errors.New("the JSON encoding left a character unescaped that could end the script element")
+	}
+	return nil
 }
 
 // script is the page's one inline script: the assets in one strict-mode
@@ -150,19 +208,8 @@ func hash(content string) string {
 
 // describe puts an outcome kind into words and a colour tone.
 func describe(kind string) (verdict, tone string) {
-	switch kind {
-	case "violation":
-		return "Invariant violated", "bad"
-	case "pass":
-		return "Passed", "good"
-	case "actor-error":
-		return "Actor error", "warn"
-	case "harness-error":
-		return "Harness error", "warn"
-	case "inconclusive":
-		return "Inconclusive", "warn"
-	case "incompatible":
-		return "Incompatible replay", "warn"
+	if v, ok := verdicts[kind]; ok {
+		return v.Verdict, v.Tone
 	}
 	return kind, "warn"
 }

@@ -6,7 +6,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"html"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -74,32 +77,64 @@ func render(t *testing.T, a *artifact.Artifact, o report.Options) string {
 	return buf.String()
 }
 
-// embedded returns the content of the artifact's JSON script element.
-func embedded(t *testing.T, page string) string {
+// jsonBlock returns the content of the page's JSON script element id.
+func jsonBlock(t *testing.T, page, id string) string {
 	t.Helper()
-	const open = `<script type="application/json" id="artifact-data">`
+	open := `<script type="application/json" id="` + id + `">`
 	i := strings.Index(page, open)
 	if i < 0 {
-		t.Fatal("no artifact JSON block in the page")
+		t.Fatalf("no %s JSON block in the page", id)
 	}
 	rest := page[i+len(open):]
 	j := strings.Index(rest, "</script>")
 	if j < 0 {
-		t.Fatal("the artifact JSON block is not closed")
+		t.Fatalf("the %s JSON block is not closed", id)
 	}
 	return rest[:j]
+}
+
+func embedded(t *testing.T, page string) string { return jsonBlock(t, page, "artifact-data") }
+
+// pageConfig is what the tests read of the page's settings block.
+type pageConfig struct {
+	SchemaVersion int             `json:"schemaVersion"`
+	MaxFileSize   int64           `json:"maxFileSize"`
+	Schema        json.RawMessage `json:"schema"`
+	Outcomes      map[string]struct {
+		Verdict, Tone string
+	} `json:"outcomes"`
+	ReplayCommand string `json:"replayCommand"`
+	ReplayGeneric bool   `json:"replayGeneric"`
+	FileName      string `json:"fileName"`
+}
+
+func config(t *testing.T, page string) pageConfig {
+	t.Helper()
+	var c pageConfig
+	if err := json.Unmarshal([]byte(jsonBlock(t, page, "report-config")), &c); err != nil {
+		t.Fatalf("the page's settings block is not JSON: %v", err)
+	}
+	return c
 }
 
 func TestRenderEmbedsTheArtifact(t *testing.T) {
 	a := sample()
 	page := render(t, a, report.Options{ReplayCommand: "interleave replay ./examples/sample failure.json"})
-	for _, want := range []string{"<!DOCTYPE html>", "Invariant violated", "tone-bad", `data-outcome="violation"`, "interleave replay ./examples/sample failure.json", "16.4", "dbhash", "table public.t"} {
+	for _, want := range []string{"<!DOCTYPE html>", "Invariant violated", "tone-bad", `data-outcome="violation"`, "<title>Invariant violated: sample (Interleave report)</title>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	// The embedded JSON is the artifact: it decodes and validates, and
-	// every string survived the escaping.
+	// The embedded JSON is the artifact as artifact.Write stores it, byte
+	// for byte (the page's "Download JSON" gives these bytes); it decodes
+	// and validates, and every string survived the escaping.
+	want, err := artifact.Encode(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if embedded(t, page) != string(want) {
+		t.Fatal("the embedded JSON is not artifact.Encode's encoding of the artifact")
+	}
 	got, err := artifact.Decode([]byte(embedded(t, page)))
 	if err != nil {
 		t.Fatalf("the embedded JSON is not a valid artifact: %v", err)
@@ -111,13 +146,61 @@ func TestRenderEmbedsTheArtifact(t *testing.T) {
 	if err := json.Unmarshal(got.Actors[0].Value, &v); err != nil || v != "</script><!--\u2028" {
 		t.Fatalf("actor value decodes to %q (%v)", v, err)
 	}
+	c := config(t, page)
+	if c.SchemaVersion != artifact.SchemaVersion || c.MaxFileSize != artifact.MaxFileSize || c.ReplayCommand != "interleave replay ./examples/sample failure.json" || c.ReplayGeneric {
+		t.Errorf("the page's settings are %+v", c)
+	}
 }
 
-func TestGenericReplayCommand(t *testing.T) {
-	page := render(t, sample(), report.Options{})
-	if !strings.Contains(page, "interleave replay ./sample sample-failure.json") {
-		t.Fatal("without a replay command the page does not show the generic one")
+func TestReplayCommandAndFileName(t *testing.T) {
+	c := config(t, render(t, sample(), report.Options{}))
+	if c.ReplayCommand != "interleave replay ./sample sample-failure.json" || !c.ReplayGeneric {
+		t.Errorf("without a replay command the page shows %q (generic %v); want the generic one", c.ReplayCommand, c.ReplayGeneric)
 	}
+	for _, tc := range []struct {
+		name, kind, want string
+	}{
+		{"", "violation", "sample-failure.json"},
+		{"", "actor-error", "sample-failure.json"},
+		{"", "pass", "sample-pass.json"},
+		{"out/run 1.json", "violation", "run 1.json"},
+	} {
+		a := sample()
+		a.Outcome.Kind = tc.kind
+		if got := config(t, render(t, a, report.Options{FileName: tc.name})).FileName; got != tc.want {
+			t.Errorf("FileName %q, outcome %s: the download is named %q; want %q", tc.name, tc.kind, got, tc.want)
+		}
+	}
+}
+
+// TestOutcomeWords makes sure the page knows exactly the outcome kinds
+// artifact.Validate accepts (the page refuses a file with any other).
+func TestOutcomeWords(t *testing.T) {
+	c := config(t, render(t, sample(), report.Options{}))
+	for kind := range c.Outcomes {
+		a := sample()
+		a.Outcome.Kind = kind
+		if err := artifact.Validate(a); err != nil {
+			t.Errorf("the page knows outcome %q, which artifact.Validate refuses: %v", kind, err)
+		}
+	}
+	for _, kind := range []string{"pass", "violation", "actor-error", "harness-error", "inconclusive", "incompatible"} {
+		if _, ok := c.Outcomes[kind]; !ok {
+			t.Errorf("the page does not know outcome %q", kind)
+		}
+	}
+}
+
+// TestSchemaGolden pins the schema the page validates opened files
+// against: it is derived from the artifact's Go types, so a change to them
+// shows up here (go test ./report -update rewrites the golden file).
+func TestSchemaGolden(t *testing.T) {
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, config(t, render(t, sample(), report.Options{})).Schema, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	golden(t, "schema.golden.json", pretty.Bytes())
 }
 
 func TestInvalidArtifactIsRefused(t *testing.T) {
@@ -150,25 +233,32 @@ func TestEmbeddedJSONCannotEndTheScript(t *testing.T) {
 			t.Errorf("the page contains %q raw", raw)
 		}
 	}
-	if n := strings.Count(page, "<script"); n != 2 {
-		t.Errorf("the page has %d <script elements; want 2 (the JSON block and the page's own script)", n)
+	if n := strings.Count(page, "<script"); n != 3 {
+		t.Errorf("the page has %d <script elements; want 3 (the artifact, the settings and the page's own script)", n)
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("the page has %d </script> tags; want 2", n)
+	if n := strings.Count(page, "</script>"); n != 3 {
+		t.Errorf("the page has %d </script> tags; want 3", n)
+	}
+	for _, id := range []string{"artifact-data", "report-config"} {
+		if strings.ContainsAny(jsonBlock(t, page, id), "<>&\u2028\u2029") {
+			t.Errorf("the %s block has an unescaped <, >, &, U+2028 or U+2029", id)
+		}
 	}
 	data := embedded(t, page)
-	if strings.ContainsAny(data, "<>&\u2028\u2029") {
-		t.Error("the embedded JSON has an unescaped <, >, &, U+2028 or U+2029")
-	}
 	if !strings.Contains(data, `\u003c/script\u003e\u003cscript\u003ealert(1)`) || !strings.Contains(data, `\u003c!--`) || !strings.Contains(data, `\u2028`) {
 		t.Error("the embedded JSON does not carry the hostile strings in escaped form")
 	}
+	if !strings.Contains(jsonBlock(t, page, "report-config"), `echo '\u003c/script\u003e\u003c!--'`) {
+		t.Error("the settings block does not carry the replay command in escaped form")
+	}
 	// Text rendered on the server is escaped as HTML.
-	if !strings.Contains(page, "&lt;/script&gt;&lt;!-- got 1") || !strings.Contains(page, "&lt;b&gt;boom&lt;/b&gt;") {
-		t.Error("the outcome message or the actor error is not HTML-escaped")
+	if !strings.Contains(page, "&lt;/script&gt;&lt;!-- got 1") {
+		t.Error("the outcome message is not HTML-escaped")
 	}
 }
 
+// TestNoExternalReferences: the markup refers to no resource, the style
+// loads nothing, and the script has no way to reach the network.
 func TestNoExternalReferences(t *testing.T) {
 	page := render(t, sample(), report.Options{})
 	for _, bad := range []string{"http://", "https://", "//cdn", "@import", "<link", "<img", "<iframe", "<object", "<embed", "<base", "eval(", "innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "new Function"} {
@@ -176,8 +266,23 @@ func TestNoExternalReferences(t *testing.T) {
 			t.Errorf("the page contains %q", bad)
 		}
 	}
-	for _, m := range regexp.MustCompile(`(?i)\b(?:src|href|action|srcset|poster)\s*=|url\(`).FindAllString(page, -1) {
-		t.Errorf("the page refers to a resource: %q", m)
+	scripts := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>`)
+	markup := scripts.ReplaceAllString(page, "")
+	for _, m := range regexp.MustCompile(`(?i)\b(?:src|href|action|srcset|poster|formaction|data)\s*=`).FindAllString(markup, -1) {
+		t.Errorf("the markup refers to a resource: %q", m)
+	}
+	style := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+	if style == nil || regexp.MustCompile(`(?i)url\(|image-set|@font-face`).MatchString(style[1]) {
+		t.Error("the style refers to a resource (or is missing)")
+	}
+	script := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(page)
+	if script == nil {
+		t.Fatal("no inline script")
+	}
+	for _, bad := range []string{"fetch(", "XMLHttpRequest", "WebSocket", "EventSource", "sendBeacon", "import(", "Worker(", "window.open", "location", ".src", "setTimeout(", "setInterval("} {
+		if strings.Contains(script[1], bad) {
+			t.Errorf("the script uses %q", bad)
+		}
 	}
 }
 
@@ -207,5 +312,26 @@ func TestContentSecurityPolicy(t *testing.T) {
 		if !strings.Contains(csp, want) {
 			t.Errorf("the policy %q lacks %q", csp, want)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata and docs/report-screenshot.png")
+
+// golden compares got with testdata/name, or rewrites the file with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./report -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./report -update\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

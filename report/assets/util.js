@@ -1,11 +1,12 @@
-// util.js: the artifact and small DOM helpers. The artifact is data: it
-// reaches the page only as textContent and attribute values, never as markup
-// or code.
-const A = JSON.parse(document.getElementById('artifact-data').textContent);
+// util.js: the page's settings and small DOM and formatting helpers. Text
+// from an artifact reaches the page only through el() (textContent) and
+// attribute values, never as markup or code.
+const CONFIG = JSON.parse(document.getElementById('report-config').textContent);
 const list = (v) => (Array.isArray(v) ? v : []);
-const units = list(A.units);
-const decisions = list(A.schedule && A.schedule.decisions);
-const actors = list(A.scenario && A.scenario.actors);
+
+function $(id) {
+  return document.getElementById(id);
+}
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -19,6 +20,40 @@ function add(parent, child) {
   return child;
 }
 
+function badge(parent, cls, text) {
+  return add(parent, el('span', 'badge ' + cls, text));
+}
+
+function plural(n, one, many) {
+  return thousands(n) + ' ' + (n === 1 ? one : many || one + 's');
+}
+
+function thousands(n) {
+  return (typeof n === 'number' ? n : 0).toLocaleString('en-US');
+}
+
+function us(v) {
+  return thousands(v) + ' µs';
+}
+
+// durationText writes milliseconds the way Go's time.Duration prints them
+// (the CLI's flags and messages use that form): 250ms, 1.5s, 1m30s, 1h0m0s.
+function durationText(ms) {
+  if (!ms) return '';
+  if (Math.abs(ms) < 1000) return ms + 'ms';
+  let s = Math.abs(ms) / 1000;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s = Math.round((s - m * 60) * 1000) / 1000;
+  return (ms < 0 ? '-' : '') + (h ? h + 'h' : '') + (h || m ? m + 'm' : '') + s + 's';
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it (report.ShellQuote).
+function shellQuote(s) {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : "'" + s.split("'").join("'\\''") + "'";
+}
+
 function keyOf(r) {
   return r.actor + '\u0000' + r.conn + '\u0000' + r.unit;
 }
@@ -27,62 +62,18 @@ function refText(r) {
   return r.actor + ' #' + r.conn + '.' + r.unit;
 }
 
-const unitByKey = new Map(units.map((u) => [keyOf(u), u]));
-const laneOf = new Map(actors.map((a, i) => [a, i]));
-
-function us(v) {
-  return (typeof v === 'number' ? v : 0).toLocaleString('en-US') + ' µs';
-}
-
-function sqlText(u) {
-  return list(u.sql).join(';\n');
-}
-
-function released(u) {
-  return typeof u.releaseStep === 'number' && u.releaseStep >= 0 && u.releaseStep < decisions.length;
-}
-
-function decisionOf(u) {
-  return released(u) ? decisions[u.releaseStep] : null;
-}
-
-function isPair(u) {
-  const d = decisionOf(u);
-  return !!u.pair || (d !== null && list(d.release).length > 1);
-}
-
-function isChoice(u) {
-  const d = decisionOf(u);
-  return d !== null && !!d.choice;
-}
-
-function hasError(u) {
-  return !!(u.sqlstate || u.error);
-}
-
-function waits(u) {
-  return list(u.lockWaits);
-}
-
-// blockers are the actors (or backend PIDs) a unit waited on.
-function blockers(u) {
-  const seen = [];
-  for (const w of waits(u)) {
-    const names = list(w.blockingActors).length ? list(w.blockingActors) : list(w.blockingPids).map((p) => 'PID ' + p);
-    for (const n of names) if (!seen.includes(String(n))) seen.push(String(n));
-  }
-  return seen.length ? seen : ['another session'];
-}
-
 function txWords(s) {
   return ({ I: 'idle (I)', T: 'in a transaction (T)', E: 'in a failed transaction (E)' })[s] || s || '—';
 }
 
-function actorClass(actor) {
-  const i = laneOf.has(actor) ? laneOf.get(actor) : 0;
-  return 'actor-c' + (i % 8);
-}
+// messageWords names the client message types a unit sent, in the order the
+// artifact records them ("PDS" is Parse, Describe, Sync).
+const MESSAGE_NAMES = {
+  Q: 'Query', P: 'Parse', B: 'Bind', D: 'Describe', E: 'Execute', S: 'Sync', C: 'Close', H: 'Flush',
+  F: 'FunctionCall', d: 'CopyData', c: 'CopyDone', f: 'CopyFail',
+};
 
-function badge(parent, cls, text) {
-  return add(parent, el('span', 'badge ' + cls, text));
+function messageWords(m) {
+  if (!m) return '—';
+  return [...m].map((c) => MESSAGE_NAMES[c] || c).join(', ') + ' (' + m + ')';
 }
