@@ -27,6 +27,10 @@ type Loaded struct {
 	// SourceFiles are absolute paths; SourceRoot is the file's directory.
 	SourceFiles []string
 	SourceRoot  string
+
+	// close releases what loading started (a JavaScript scenario's Node
+	// processes); nil for files that start nothing. See Close.
+	close func() error
 }
 
 // yamlError is the YAML library's positioned error.

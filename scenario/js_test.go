@@ -1,0 +1,120 @@
+package scenario
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/interleavetest"
+)
+
+// runCLI runs `interleave CMD scenario.mjs ARGS` as cmd/interleave does for
+// a scenario file (RunCLIWithOptions with the loaded options), against the
+// shared test server.
+func runCLI(t *testing.T, l *Loaded, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	args = append(args, "--database-url", serverURL(t, interleavetest.Server()))
+	code := interleave.RunCLIWithOptions(args, &out, &out, l.Options, l.Scenario)
+	return code, out.String()
+}
+
+func loadJS(t *testing.T, path string) *Loaded {
+	t.Helper()
+	l, err := LoadJS(path)
+	if err != nil {
+		t.Fatalf("LoadJS: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func mustContain(t *testing.T, what, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Fatalf("%s: output lacks %q\n%s", what, w, out)
+		}
+	}
+}
+
+// The original tool's opening example, unchanged: the search finds the lost
+// update (exit 1, the assertion's message), the artifact replays exactly
+// (exit 1, the same failure), minimize keeps it, an edit to the imported
+// counter.mjs makes the exact replay incompatible, and no Node process is
+// left once the scenario is closed.
+func TestJSSeedExampleRunReplayMinimize(t *testing.T) {
+	dir := jsProject(t, true, nil)
+	for _, f := range seedFiles {
+		sameAsSeed(t, dir, f)
+	}
+	l, err := LoadJS(filepath.Join(dir, "scenario.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.Scenario.Name != "application-counter" || len(l.Scenario.Actors) != 2 || l.Scenario.Actors[0].Name != "alice" || l.Scenario.Actors[1].Name != "bob" {
+		t.Fatalf("loaded %q with actors %v", l.Scenario.Name, l.Scenario.Actors)
+	}
+	var rel []string
+	for _, f := range l.Options.SourceFiles {
+		r, _ := filepath.Rel(dir, f)
+		rel = append(rel, r)
+	}
+	if want := []string{"scenario.mjs", "counter.mjs", "package.json", "package-lock.json"}; !slices.Equal(rel, want) {
+		t.Fatalf("fingerprinted sources %v, want %v (the module graph's local files, package.json, the lockfile; nothing from node_modules)", rel, want)
+	}
+
+	art := filepath.Join(dir, "failure.json")
+	code, out := runCLI(t, l, "run", "--out", art)
+	if code != 1 {
+		t.Fatalf("run: exit %d, want 1\n%s", code, out)
+	}
+	t.Logf("run:\n%s", out)
+	mustContain(t, "run", out, "application-counter: 1 attempted, 1 completed; violations: 1; failure.", "Both increments must be retained", "Saved "+art)
+
+	code, out = runCLI(t, l, "replay", art)
+	if code != 1 {
+		t.Fatalf("replay: exit %d, want 1\n%s", code, out)
+	}
+	t.Logf("replay:\n%s", out)
+	mustContain(t, "replay", out, "application-counter: violation (replay)", "the same failure as recorded", "Both increments must be retained")
+
+	min := filepath.Join(dir, "minimal.json")
+	code, out = runCLI(t, l, "minimize", art, "--out", min)
+	if code != 1 {
+		t.Fatalf("minimize: exit %d, want 1 (the failure kept)\n%s", code, out)
+	}
+	t.Logf("minimize:\n%s", out)
+	mustContain(t, "minimize", out, "Both increments must be retained")
+	if !isRegular(min) {
+		t.Fatalf("minimize wrote no %s\n%s", min, out)
+	}
+
+	pids := nodeProcessesIn(t, dir)
+	if len(pids) == 0 {
+		t.Fatal("no Node process runs the scenario while it is loaded")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := nodeProcessesIn(t, dir); len(left) > 0 {
+		t.Fatalf("Node processes %v outlived Close", left)
+	}
+
+	// The application code changed: the recording no longer applies exactly.
+	counter := filepath.Join(dir, "counter.mjs")
+	src, _ := os.ReadFile(counter)
+	os.WriteFile(counter, append(src, []byte("// edited\n")...), 0o644)
+	l2 := loadJS(t, filepath.Join(dir, "scenario.mjs"))
+	code, out = runCLI(t, l2, "replay", art)
+	if code != interleave.ExitIncompatible {
+		t.Fatalf("replay after editing counter.mjs: exit %d, want 3\n%s", code, out)
+	}
+	t.Logf("replay after the edit:\n%s", out)
+	mustContain(t, "replay after the edit", out, "counter.mjs")
+}
