@@ -193,6 +193,9 @@ func loadMessage(file string, e *jsError) string {
 		return e.Message
 	}
 	se := &ScriptError{Kind: "throw", Name: e.Name, Message: e.Message, Code: e.Code}
+	if e.Where != "" {
+		return fmt.Sprintf("%s could not be loaded: %s: %s", file, e.Where, se.Error())
+	}
 	return fmt.Sprintf("%s could not be loaded: %s", file, se.Error())
 }
 

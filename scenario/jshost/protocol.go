@@ -72,6 +72,7 @@ type jsError struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`
 	Code    string `json:"code,omitempty"`
+	Where   string `json:"where,omitempty"` // file:line of a syntax error
 }
 
 func wireResults(results []Result) []wireResult {
@@ -131,7 +132,8 @@ func (e *ScriptError) Assertion() bool { return e.Kind == "assertion" }
 
 // LoadError is a scenario module that could not be loaded or checked.
 type LoadError struct {
-	// Kind is "load", "pg-missing", "package-missing" or "node-version".
+	// Kind is "load" (the module threw or does not parse), "export" (no
+	// default export), "pg-missing", "package-missing" or "node-version".
 	Kind    string
 	Message string
 }

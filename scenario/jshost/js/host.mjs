@@ -14,7 +14,8 @@ import { AssertionError } from 'node:assert';
 import net from 'node:net';
 import readline from 'node:readline';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { MessageChannel } from 'node:worker_threads';
 
 const [scenarioPath, shimURL, hooksURL, namesJSON] = process.argv.slice(2);
@@ -35,6 +36,7 @@ function describeError(err) {
     if (message === '') message = safeString(err);
     const out = { name, message };
     if (typeof err.code === 'string') out.code = err.code;
+    if (typeof err.where === 'string' && err.where !== '') out.where = err.where;
     return out;
   }
   return { name: typeof err, message: safeString(err) };
@@ -92,25 +94,46 @@ async function load() {
     throw err;
   }
   let mod;
+  let failure;
   try {
     mod = await import(pathToFileURL(scenarioPath).href);
   } catch (err) {
-    const missing = err && err.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '([^']+)'/.exec(String(err.message));
-    if (missing) {
-      throw new LoadError('package-missing', `the package ${missing[1]} that ${scenarioPath} imports is not installed: run npm install in ${dir}`);
-    }
-    throw err;
+    failure = err;
   }
   port1.postMessage({ flush: 1 });
   await flushedNow;
   port1.close();
+  if (failure) {
+    const missing = failure.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '([^']+)'/.exec(String(failure.message));
+    if (missing) {
+      throw new LoadError('package-missing', `the package ${missing[1]} that ${scenarioPath} imports is not installed: run npm install in ${dir}`);
+    }
+    if (failure instanceof SyntaxError) {
+      failure.where = syntaxErrorAt(modules);
+    }
+    throw failure;
+  }
 
   const { defineScenario } = await import(shimURL);
   if (!('default' in mod)) {
-    throw new LoadError('load', `${scenarioPath} has no default export; end it with export default defineScenario({ name, setup, actors, invariant })`);
+    throw new LoadError('export', `${scenarioPath} has no default export; end it with export default defineScenario({ name, setup, actors, invariant })`);
   }
   const scenario = defineScenario(mod.default);
   return { scenario, pg, modules: [...modules] };
+}
+
+// syntaxErrorAt finds where a syntax error is: a dynamic import does not
+// say, node --check on each local module does ("/path/file.mjs:LINE").
+function syntaxErrorAt(modules) {
+  for (const url of modules) {
+    if (!url.startsWith('file:') || url.includes('/node_modules/')) continue;
+    const file = fileURLToPath(url);
+    const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10000 });
+    if (check.status === 0) continue;
+    const at = /^(?:file:\/\/)?(\/[^\n]*):(\d+)$/m.exec(check.stderr ?? '');
+    if (at) return `${at[1]}:${at[2]}`;
+  }
+  return '';
 }
 
 // The direct connection of setup and the invariant: opened by setup, kept
