@@ -10,6 +10,7 @@ import (
 
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/internal/jsseed"
 )
 
 // runCLI runs `interleave CMD scenario.mjs ARGS` as cmd/interleave does for
@@ -48,9 +49,9 @@ func mustContain(t *testing.T, what, out string, want ...string) {
 // counter.mjs makes the exact replay incompatible, and no Node process is
 // left once the scenario is closed.
 func TestJSSeedExampleRunReplayMinimize(t *testing.T) {
-	dir := jsProject(t, true, nil)
-	for _, f := range seedFiles {
-		sameAsSeed(t, dir, f)
+	dir := jsseed.Project(t, true, nil)
+	for _, f := range jsseed.Files {
+		jsseed.SameAsSeed(t, dir, f)
 	}
 	l, err := LoadJS(filepath.Join(dir, "scenario.mjs"))
 	if err != nil {
@@ -162,7 +163,7 @@ const fixedCounter = `export async function incrementCounter(client, id) {
 // update; the repaired increment (one UPDATE ... SET value = value + 1)
 // passes with every order explored, for the pool and for the seed's Client.
 func TestJSPoolActorAndRepair(t *testing.T) {
-	dir := jsProject(t, true, map[string]string{
+	dir := jsseed.Project(t, true, map[string]string{
 		"pool.mjs":          poolScenario("pool-counter", "counter.mjs"),
 		"pool-fixed.mjs":    poolScenario("pool-counter-fixed", "counter-fixed.mjs"),
 		"counter-fixed.mjs": fixedCounter,
@@ -184,7 +185,7 @@ func TestJSPoolActorAndRepair(t *testing.T) {
 	mustContain(t, "repaired pool counter", out, "violations: 0; frontier exhausted")
 
 	// The seed's scenario.mjs with the repaired counter.mjs.
-	seedFixed := jsProject(t, true, map[string]string{"counter.mjs": fixedCounter})
+	seedFixed := jsseed.Project(t, true, map[string]string{"counter.mjs": fixedCounter})
 	sf := loadJS(t, filepath.Join(seedFixed, "scenario.mjs"))
 	code, out = runCLI(t, sf, "run", "--max-runs", "500")
 	t.Logf("seed, repaired:\n%s", out)

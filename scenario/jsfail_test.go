@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/jsseed"
 	"github.com/pginterleave/interleave/scenario/jshost"
 )
 
@@ -67,7 +68,7 @@ func exploreJS(t *testing.T, dir, name, src string, tune func(*interleave.Option
 // error; a setup throw is a harness error. Values are kept as JSON, and
 // console.log never disturbs the protocol.
 func TestJSOutcomesFollowWhatTheCodeThrows(t *testing.T) {
-	dir := jsProject(t, true, nil)
+	dir := jsseed.Project(t, true, nil)
 	cases := []struct {
 		name, setup, alice, bob, invariant string
 		outcome                            interleave.Outcome
@@ -127,7 +128,7 @@ func TestJSOutcomesFollowWhatTheCodeThrows(t *testing.T) {
 // ends the attempt with one sentence naming what it was running (exit 2);
 // during the invariant it is a harness error. Nothing is left running.
 func TestJSNodeKilledMidAttempt(t *testing.T) {
-	dir := jsProject(t, true, nil)
+	dir := jsseed.Project(t, true, nil)
 	marker := filepath.Join(dir, "pid")
 	waitForKill := `fs.writeFileSync(` + strconv.Quote(marker) + `, String(process.pid)); await new Promise(() => {});`
 
@@ -178,7 +179,7 @@ func TestJSNodeKilledMidAttempt(t *testing.T) {
 
 // The actor's AbortSignal fires at the attempt's deadline.
 func TestJSActorSignalFiresAtTheDeadline(t *testing.T) {
-	dir := jsProject(t, true, nil)
+	dir := jsseed.Project(t, true, nil)
 	marker := filepath.Join(dir, "aborted")
 	waitForAbort := oneQuery + `; await new Promise((resolve, reject) => signal.addEventListener('abort', () => {
       fs.writeFileSync(` + strconv.Quote(marker) + `, signal.reason.name + ': ' + signal.reason.message); reject(signal.reason); }));`
@@ -198,8 +199,8 @@ func TestJSActorSignalFiresAtTheDeadline(t *testing.T) {
 // node_modules, a scenario the original tool would refuse, a library
 // function that needs the CLI here.
 func TestJSLoadErrors(t *testing.T) {
-	withModules := jsProject(t, true, nil)
-	bare := jsProject(t, false, nil)
+	withModules := jsseed.Project(t, true, nil)
+	bare := jsseed.Project(t, false, nil)
 	valid := func(actors string) string {
 		return `import { defineScenario } from '@pavangupta352/interleave';
 export default defineScenario({ name: 'x', async setup() {}, async invariant() {}, actors: { ` + actors + ` } });
@@ -245,7 +246,7 @@ export default defineScenario({ name: 'x', async setup() {}, async invariant() {
 
 // JSOptions.Output receives the scenario's console output, line by line.
 func TestJSOutputIsForwarded(t *testing.T) {
-	dir := jsProject(t, true, nil)
+	dir := jsseed.Project(t, true, nil)
 	path := filepath.Join(dir, "logs.mjs")
 	os.WriteFile(path, []byte("console.log('loading', 1 + 1);\n"+
 		"import { defineScenario } from '@pavangupta352/interleave';\n"+

@@ -25,8 +25,9 @@ var ErrClosed = errors.New("the JavaScript scenario was closed")
 // takeOverAfter is how long a database's process must have been idle
 // before another database may take it over: a search worker sends its next
 // request within milliseconds (the reset of its database), so a process
-// idle this long belongs to a worker that has finished.
-const takeOverAfter = 2 * time.Second
+// idle this long belongs to a worker that has finished. (A variable for
+// tests.)
+var takeOverAfter = 2 * time.Second
 
 // Options configure a Host.
 type Options struct {
