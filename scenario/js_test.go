@@ -194,3 +194,55 @@ func TestJSPoolActorAndRepair(t *testing.T) {
 	}
 	mustContain(t, "repaired seed counter", out, "violations: 0; frontier exhausted")
 }
+
+// processActor (the original tool's export) runs a program as an actor
+// against its proxy: here node running the seed's counter with DATABASE_URL,
+// printing its JSON value, next to an in-process actor. The lost update is
+// found and the program's value recorded.
+func TestJSProcessActor(t *testing.T) {
+	dir := jsseed.Project(t, true, map[string]string{
+		"increment.mjs": `import pg from 'pg';
+import { incrementCounter } from './counter.mjs';
+const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+await client.connect();
+const value = await incrementCounter(client, 1);
+await client.end();
+console.log(JSON.stringify({ value, actor: process.env.INTERLEAVE_ACTOR }));
+`,
+		"process.mjs": `import assert from 'node:assert/strict';
+import { Client } from 'pg';
+import { defineScenario, processActor } from '@pavangupta352/interleave';
+import { incrementCounter } from './counter.mjs';
+
+export default defineScenario({
+  name: 'process-counter',
+  async setup({ db }) {
+    await db.query('CREATE TABLE counters (id int PRIMARY KEY, value int NOT NULL)');
+    await db.query('INSERT INTO counters VALUES (1, 0)');
+  },
+  actors: {
+    alice: processActor(process.execPath, ['increment.mjs'], { cwd: new URL('.', import.meta.url).pathname }),
+    async bob({ connectionString }) {
+      const c = new Client({ connectionString }); await c.connect();
+      try { return { value: await incrementCounter(c, 1) }; } finally { await c.end(); }
+    },
+  },
+  async invariant({ db }) {
+    const { rows } = await db.query('SELECT value FROM counters WHERE id = 1');
+    assert.equal(rows[0].value, 2, 'Both increments must be retained');
+  },
+});
+`,
+	})
+	l := loadJS(t, filepath.Join(dir, "process.mjs"))
+	res, err := interleave.Explore(testCtx(t), l.Scenario, opts(l.Options))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.HasPrefix(res.Message, "Both increments must be retained") {
+		t.Fatalf("%s: %s", res.Outcome, res.Message)
+	}
+	if v := string(res.Artifact.Actors[0].Value); v != `{"value":1,"actor":"alice"}` {
+		t.Fatalf("alice's recorded value %s", v)
+	}
+}

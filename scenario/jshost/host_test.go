@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -180,4 +182,52 @@ func alive(pid int) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return syscall.Kill(pid, 0) == nil
+}
+
+// A Node host never outlives the Go process that started it, even one
+// killed without a chance to call Close: it exits when its request pipe
+// closes. The Go process here is this test binary run again as a helper.
+func TestHostEndsWithItsGoProcess(t *testing.T) {
+	dir := t.TempDir()
+	pg := filepath.Join(dir, "node_modules", "pg")
+	os.MkdirAll(pg, 0o755)
+	os.WriteFile(filepath.Join(pg, "package.json"), []byte(`{"name":"pg","main":"index.js"}`), 0o644)
+	os.WriteFile(filepath.Join(pg, "index.js"), []byte(fakePG), 0o644)
+	path := filepath.Join(dir, "scenario.mjs")
+	os.WriteFile(path, []byte(scenario(`async alice() {}, async bob() {}`)), 0o644)
+
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "JSHOST_HELPER="+path)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(stdout, &pid); err != nil || pid <= 0 {
+		cmd.Process.Kill()
+		t.Fatalf("the helper reported no Node pid: %v", err)
+	}
+	cmd.Process.Kill() // SIGKILL: no Close, no deferred cleanup
+	cmd.Wait()
+	if alive(pid) {
+		syscall.Kill(-pid, syscall.SIGKILL)
+		t.Fatalf("Node %d outlived the Go process that started it", pid)
+	}
+}
+
+// TestMain runs the helper process of TestHostEndsWithItsGoProcess when
+// asked to: it starts a host, prints the Node pid and waits to be killed.
+func TestMain(m *testing.M) {
+	path := os.Getenv("JSHOST_HELPER")
+	if path == "" {
+		os.Exit(m.Run())
+	}
+	h, _, err := Start(context.Background(), path, Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	fmt.Println(h.Pids()[0])
+	time.Sleep(time.Minute)
+	os.Exit(2)
 }
