@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
 	"github.com/pginterleave/interleave/internal/jsseed"
 )
@@ -77,6 +78,16 @@ func TestJSSeedExampleRunReplayMinimize(t *testing.T) {
 	}
 	t.Logf("run:\n%s", out)
 	mustContain(t, "run", out, "application-counter: 1 attempted, 1 completed; violations: 1; failure.", "Both increments must be retained", "Saved "+art)
+
+	// The report reads only the artifact: it renders offline as for Go.
+	rec, err := artifact.Read(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := interleave.RenderReport(&page, rec, ""); err != nil || !strings.Contains(page.String(), "Both increments must be retained") {
+		t.Fatalf("report: %v", err)
+	}
 
 	code, out = runCLI(t, l, "replay", art)
 	if code != 1 {
