@@ -27,23 +27,32 @@ const fakePG = `exports.Client = class Client {
 };
 `
 
-// start loads src as scenario.mjs in a new directory with the fake pg.
-func start(t *testing.T, src string) *Host {
-	t.Helper()
-	dir := t.TempDir()
+// fakeProject writes src as scenario.mjs in a new directory beside the
+// fake pg and returns its path.
+func fakeProject(tb testing.TB, src string) string {
+	tb.Helper()
+	dir := tb.TempDir()
 	pg := filepath.Join(dir, "node_modules", "pg")
 	os.MkdirAll(pg, 0o755)
 	os.WriteFile(filepath.Join(pg, "package.json"), []byte(`{"name":"pg","main":"index.js"}`), 0o644)
 	os.WriteFile(filepath.Join(pg, "index.js"), []byte(fakePG), 0o644)
 	path := filepath.Join(dir, "scenario.mjs")
-	os.WriteFile(path, []byte(src), 0o644)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// start loads src as a scenario module beside the fake pg.
+func start(tb testing.TB, src string) *Host {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h, _, err := Start(ctx, path, Options{})
+	h, _, err := Start(ctx, fakeProject(tb, src), Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { h.Close() })
+	tb.Cleanup(func() { h.Close() })
 	return h
 }
 
@@ -188,14 +197,7 @@ func alive(pid int) bool {
 // killed without a chance to call Close: it exits when its request pipe
 // closes. The Go process here is this test binary run again as a helper.
 func TestHostEndsWithItsGoProcess(t *testing.T) {
-	dir := t.TempDir()
-	pg := filepath.Join(dir, "node_modules", "pg")
-	os.MkdirAll(pg, 0o755)
-	os.WriteFile(filepath.Join(pg, "package.json"), []byte(`{"name":"pg","main":"index.js"}`), 0o644)
-	os.WriteFile(filepath.Join(pg, "index.js"), []byte(fakePG), 0o644)
-	path := filepath.Join(dir, "scenario.mjs")
-	os.WriteFile(path, []byte(scenario(`async alice() {}, async bob() {}`)), 0o644)
-
+	path := fakeProject(t, scenario(`async alice() {}, async bob() {}`))
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "JSHOST_HELPER="+path)
 	stdout, _ := cmd.StdoutPipe()
@@ -230,4 +232,20 @@ func TestMain(m *testing.M) {
 	fmt.Println(h.Pids()[0])
 	time.Sleep(time.Minute)
 	os.Exit(2)
+}
+
+// BenchmarkActorRoundTrip is the cost of one call to a Node host and back
+// (an actor that returns a value at once): the protocol's share of an
+// attempt.
+//
+//	go test -run '^$' -bench ActorRoundTrip ./scenario/jshost
+func BenchmarkActorRoundTrip(b *testing.B) {
+	h := start(b, scenario(`async alice() { return { value: 1 }; }, async bob() {}`))
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := h.Actor(ctx, "db", "alice", "postgres://u@127.0.0.1:1/db"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
