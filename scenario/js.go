@@ -69,6 +69,7 @@ func LoadJSWith(path string, o JSOptions) (*Loaded, error) {
 		Options:     interleave.Options{SourceFiles: files, SourceRoot: dir},
 		SourceFiles: files,
 		SourceRoot:  dir,
+		Runtime:     "Node.js " + desc.Node,
 		close:       host.Close,
 	}, nil
 }

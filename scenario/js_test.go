@@ -59,7 +59,7 @@ func TestJSSeedExampleRunReplayMinimize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if l.Scenario.Name != "application-counter" || len(l.Scenario.Actors) != 2 || l.Scenario.Actors[0].Name != "alice" || l.Scenario.Actors[1].Name != "bob" {
+	if !strings.HasPrefix(l.Runtime, "Node.js v") || l.Scenario.Name != "application-counter" || len(l.Scenario.Actors) != 2 || l.Scenario.Actors[0].Name != "alice" || l.Scenario.Actors[1].Name != "bob" {
 		t.Fatalf("loaded %q with actors %v", l.Scenario.Name, l.Scenario.Actors)
 	}
 	var rel []string

@@ -39,7 +39,7 @@ type process struct {
 	key      string
 	inflight int
 	lastUse  time.Time
-	ready    chan struct{} // closed once started (or failed: startErr)
+	ready    chan struct{} // closed once loaded (its hello came) or failed (startErr)
 	startErr error
 }
 
