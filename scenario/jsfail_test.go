@@ -177,14 +177,23 @@ func TestJSNodeKilledMidAttempt(t *testing.T) {
 	}
 }
 
-// The actor's AbortSignal fires at the attempt's deadline.
+// The actor's AbortSignal fires at the attempt's deadline, and for an actor
+// that has returned, when its attempt ends.
 func TestJSActorSignalFiresAtTheDeadline(t *testing.T) {
 	dir := jsseed.Project(t, true, nil)
+	ended := filepath.Join(dir, "ended")
+	listen := `signal.addEventListener('abort', () => fs.appendFileSync(` + strconv.Quote(ended) + `, actor + ' ' + signal.reason.message + '\n')); ` + oneQuery
+	res, _ := exploreJS(t, dir, "listens.mjs", jsModule("listens", "", listen, oneQuery, "assert.ok(true);"), nil)
+	got, _ := os.ReadFile(ended)
+	if res.Outcome != interleave.OutcomePass || string(got) != strings.Repeat("alice the attempt ended\n", res.Summary.Attempted) {
+		t.Fatalf("%s after %d attempts; the signals that fired:\n%s", res.Outcome, res.Summary.Attempted, got)
+	}
+
 	marker := filepath.Join(dir, "aborted")
 	waitForAbort := oneQuery + `; await new Promise((resolve, reject) => signal.addEventListener('abort', () => {
       fs.writeFileSync(` + strconv.Quote(marker) + `, signal.reason.name + ': ' + signal.reason.message); reject(signal.reason); }));`
-	res, _ := exploreJS(t, dir, "slow.mjs", jsModule("slow", "", waitForAbort, oneQuery, "assert.ok(true);"), func(o *interleave.Options) {
-		o.AttemptTimeout = 2 * time.Second
+	res, _ = exploreJS(t, dir, "slow.mjs", jsModule("slow", "", waitForAbort, oneQuery, "assert.ok(true);"), func(o *interleave.Options) {
+		o.AttemptTimeout, o.MaxAttempts = 2*time.Second, 1
 	})
 	if res.Outcome != interleave.OutcomeInconclusive {
 		t.Fatalf("%s: %s, want inconclusive (the deadline)", res.Outcome, res.Message)

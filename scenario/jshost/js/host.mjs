@@ -190,12 +190,24 @@ function invariantResults(entries) {
   return list;
 }
 
+// aborts holds the AbortController of each running actor by request id;
+// settled holds those of actors that have returned, whose signals fire when
+// their attempt ends (after the invariant, or at the next setup when no
+// invariant ran), as the original tool fires them at the end of each run.
 const aborts = new Map();
+let settled = [];
+
+function endAttempt() {
+  const ended = settled;
+  settled = [];
+  for (const c of ended) c.abort(new DOMException('the attempt ended', 'AbortError'));
+}
 
 async function serve(loaded, request) {
   const { scenario, pg } = loaded;
   switch (request.op) {
     case 'setup': {
+      endAttempt();
       dropDirect();
       direct = await openDirect(pg, request.db);
       await scenario.setup(databaseContext(direct.client, request.db));
@@ -210,6 +222,7 @@ async function serve(loaded, request) {
         return { value };
       } finally {
         aborts.delete(request.id);
+        settled.push(controller);
       }
     }
     case 'invariant': {
@@ -220,6 +233,7 @@ async function serve(loaded, request) {
         await scenario.invariant({ ...databaseContext(entry.client, request.db), results: invariantResults(request.results) });
       } finally {
         entry.client.end().catch(() => {});
+        endAttempt();
       }
       return {};
     }
