@@ -29,10 +29,10 @@
 //	{"id":1,"op":"setup","db":{"connectionString":..,"options":{host,port,user,password,database,ssl}}}
 //	{"id":2,"op":"actor","actor":"alice","connectionString":"postgres://..@127.0.0.1:PORT/db"}
 //	{"id":4,"op":"abort","target":2}        (fires the actor's AbortSignal; no response)
+//	{"id":5,"op":"invariant","db":{..},"results":[{"actor":"alice","status":"fulfilled","value":..}, ..]}
 //
 // The signals of actors that have returned fire when their attempt ends:
 // after the invariant, or at the next setup when no invariant ran.
-//	{"id":5,"op":"invariant","db":{..},"results":[{"actor":"alice","status":"fulfilled","value":..}, ..]}
 //
 // Each answer is {"id":N,"ok":true} (with "value" for an actor that returned
 // one, as JSON.stringify wrote it) or {"id":N,"ok":false,"error":{"kind":..,
