@@ -270,8 +270,9 @@ async function respond(loaded, request) {
     send({ id: request.id, ok: false, error: { kind: 'value', name: 'TypeError', message: `returned a value that cannot be recorded as JSON: ${why}` } });
     return;
   }
-  if (json.length > maxValueBytes) {
-    send({ id: request.id, ok: false, error: { kind: 'value', name: 'RangeError', message: `returned a value of ${json.length} bytes as JSON; the limit is ${maxValueBytes}` } });
+  const bytes = Buffer.byteLength(json);
+  if (bytes > maxValueBytes) {
+    send({ id: request.id, ok: false, error: { kind: 'value', name: 'RangeError', message: `returned a value of ${bytes} bytes as JSON; the limit is ${maxValueBytes}` } });
     return;
   }
   output.write(`{"id":${request.id},"ok":true,"value":${json}}\n`);
