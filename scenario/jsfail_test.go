@@ -244,6 +244,15 @@ export default defineScenario({ name: 'x', async setup() {}, async invariant() {
 		t.Fatalf("Node processes %v outlived failed loads", left)
 	}
 
+	t.Run("old node on PATH", func(t *testing.T) {
+		bin := t.TempDir()
+		os.WriteFile(filepath.Join(bin, "node"), []byte("#!/bin/sh\necho v12.22.9\n"), 0o755)
+		t.Setenv("PATH", bin)
+		_, err := LoadJS(filepath.Join(withModules, "scenario.mjs"))
+		if err == nil || !strings.HasPrefix(err.Error(), "Node.js v12.22.9 ("+filepath.Join(bin, "node")+") cannot run JavaScript scenarios: Interleave needs Node.js 20.6 or newer") {
+			t.Fatalf("error %v", err)
+		}
+	})
 	t.Run("no node on PATH", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		_, err := LoadJS(filepath.Join(withModules, "scenario.mjs"))

@@ -66,6 +66,9 @@ func Start(ctx context.Context, path string, opts Options) (*Host, *Description,
 	if err != nil {
 		return nil, nil, ErrNoNode
 	}
+	if err := checkNodeVersion(ctx, node); err != nil {
+		return nil, nil, err
+	}
 	f, err := writeFiles()
 	if err != nil {
 		return nil, nil, fmt.Errorf("write the Node host's files: %w", err)
@@ -361,4 +364,38 @@ func passwordOf(connString string) string {
 	}
 	pw, _ := u.User.Password()
 	return pw
+}
+
+// checkNodeVersion refuses a Node.js without module customization hooks
+// (module.register: 20.6 and later, and 18.19 on the 18 line), whose
+// failure to load the host would otherwise be obscure: a Node.js older than
+// 14 cannot even parse it.
+func checkNodeVersion(ctx context.Context, node string) error {
+	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("run %s --version: %w; install Node.js 20.6 or newer", node, err)
+	}
+	v := strings.TrimSpace(string(out))
+	if !hasModuleHooks(v) {
+		return fmt.Errorf("Node.js %s (%s) cannot run JavaScript scenarios: Interleave needs Node.js 20.6 or newer (module.register); install a newer Node.js", v, node)
+	}
+	return nil
+}
+
+// hasModuleHooks reports whether Node.js version v ("v20.6.0") has
+// module.register.
+func hasModuleHooks(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "v%d.%d", &major, &minor); err != nil {
+		return true // an unusual build: let the host check for itself
+	}
+	switch {
+	case major >= 21:
+		return true
+	case major == 20:
+		return minor >= 6
+	case major == 18:
+		return minor >= 19
+	}
+	return false
 }

@@ -249,3 +249,14 @@ func BenchmarkActorRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+func TestHasModuleHooks(t *testing.T) {
+	for v, want := range map[string]bool{
+		"v10.19.0": false, "v12.22.9": false, "v16.20.2": false, "v18.18.2": false, "v18.19.0": true,
+		"v19.9.0": false, "v20.5.1": false, "v20.6.0": true, "v20.20.2": true, "v22.1.0": true, "v24.0.0": true,
+	} {
+		if got := hasModuleHooks(v); got != want {
+			t.Errorf("hasModuleHooks(%s) = %v, want %v", v, got, want)
+		}
+	}
+}
