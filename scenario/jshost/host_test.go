@@ -205,10 +205,12 @@ func TestHostEndsWithItsGoProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pid int
-	if _, err := fmt.Fscan(stdout, &pid); err != nil || pid <= 0 {
+	var files string
+	if _, err := fmt.Fscan(stdout, &pid, &files); err != nil || pid <= 0 {
 		cmd.Process.Kill()
 		t.Fatalf("the helper reported no Node pid: %v", err)
 	}
+	defer os.RemoveAll(files) // the killed helper could not remove them
 	cmd.Process.Kill() // SIGKILL: no Close, no deferred cleanup
 	cmd.Wait()
 	if alive(pid) {
@@ -229,7 +231,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	fmt.Println(h.Pids()[0])
+	fmt.Println(h.Pids()[0], h.files.dir)
 	time.Sleep(time.Minute)
 	os.Exit(2)
 }
