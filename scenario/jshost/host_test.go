@@ -211,7 +211,7 @@ func TestHostEndsWithItsGoProcess(t *testing.T) {
 		t.Fatalf("the helper reported no Node pid: %v", err)
 	}
 	defer os.RemoveAll(files) // the killed helper could not remove them
-	cmd.Process.Kill() // SIGKILL: no Close, no deferred cleanup
+	cmd.Process.Kill()        // SIGKILL: no Close, no deferred cleanup
 	cmd.Wait()
 	if alive(pid) {
 		syscall.Kill(-pid, syscall.SIGKILL)
