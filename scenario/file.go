@@ -27,6 +27,15 @@ type Loaded struct {
 	// SourceFiles are absolute paths; SourceRoot is the file's directory.
 	SourceFiles []string
 	SourceRoot  string
+
+	// Runtime names the runtime a JavaScript scenario runs on ("Node.js
+	// v20.20.2"); empty for other files. Exact replay does not compare it
+	// yet.
+	Runtime string
+
+	// close releases what loading started (a JavaScript scenario's Node
+	// processes); nil for files that start nothing. See Close.
+	close func() error
 }
 
 // yamlError is the YAML library's positioned error.
