@@ -215,6 +215,7 @@ type Fingerprint struct {
 	Modules       []SourceFile      `json:"modules,omitempty"` // go.mod, go.sum, lockfiles
 	GoVersion     string            `json:"goVersion"`
 	Interleave    string            `json:"interleaveVersion"`
+	Runtime       string            `json:"runtime,omitempty"` // a scenario's own runtime ("Node.js v20.20.2")
 	ServerVersion string            `json:"serverVersion"`
 	Settings      map[string]string `json:"settings,omitempty"`
 	Database      *DatabasePrint    `json:"database,omitempty"`

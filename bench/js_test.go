@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -71,8 +70,7 @@ func BenchmarkJSCounterAttempts(b *testing.B) {
 	goCounter := seedCounterGo()
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			opts := interleave.Options{Server: server, Stdout: io.Discard, Stderr: io.Discard,
-				Strategy: "random", Seed: 1, MaxAttempts: 200, KeepGoing: true, Workers: workers}
+			opts := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Strategy: "random", Seed: 1, MaxAttempts: 200, KeepGoing: true, Workers: workers}}
 			elapsed := map[string]time.Duration{}
 			attempts := map[string]int{}
 			for i := 0; i < b.N; i++ {

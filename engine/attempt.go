@@ -163,6 +163,16 @@ func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at
 		res.Outcome, res.Message = OutcomeHarnessError, err.Error()
 		return
 	}
+	for _, r := range res.Actors {
+		// An actor whose host failed (a dead Node process) did not fail
+		// on its own: that is the harness's error, whatever the scenario
+		// does with actor errors.
+		if r.Err != nil && errors.Is(r.Err, ErrHarness) {
+			res.Outcome = OutcomeHarnessError
+			res.Message = fmt.Sprintf("actor %s could not run: %v", r.Actor, r.Err)
+			return
+		}
+	}
 	if !sc.HandleActorErrors {
 		for _, r := range res.Actors {
 			if r.Err != nil {

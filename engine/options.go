@@ -89,6 +89,9 @@ type SourceOptions struct {
 	ProgramDir string
 	Files      []string
 	Root       string
+	// Runtime names a scenario's own runtime ("Node.js v20.20.2"); exact
+	// replay requires the same.
+	Runtime string
 }
 
 // Connections is the connection profile.

@@ -22,6 +22,9 @@ func ProgramDifferences(rec, now *artifact.Fingerprint) []string {
 	if rec.Interleave != now.Interleave {
 		d = append(d, fmt.Sprintf("Interleave version %s, recorded with %s", now.Interleave, rec.Interleave))
 	}
+	if rec.Runtime != now.Runtime {
+		d = append(d, fmt.Sprintf("runtime %q, recorded with %q", now.Runtime, rec.Runtime))
+	}
 	if rec.Profiles != now.Profiles {
 		d = append(d, fmt.Sprintf("profiles %q, recorded with %q", now.Profiles, rec.Profiles))
 	}

@@ -194,12 +194,18 @@ type Source struct {
 	ProgramDir string
 	Files      []string
 	Root       string
+	Runtime    string // the scenario's own runtime, when it has one (Node.js)
 }
 
 // Of fingerprints the sources s names.
-func Of(s Source) (*artifact.Fingerprint, error) {
+func Of(s Source) (fp *artifact.Fingerprint, err error) {
 	if s.ProgramDir == "" && len(s.Files) > 0 {
-		return Files(s.Files, s.Root)
+		fp, err = Files(s.Files, s.Root)
+	} else {
+		fp, err = Program(s.ProgramDir)
 	}
-	return Program(s.ProgramDir)
+	if fp != nil {
+		fp.Runtime = s.Runtime
+	}
+	return fp, err
 }

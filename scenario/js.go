@@ -66,7 +66,7 @@ func LoadJSWith(path string, o JSOptions) (*Loaded, error) {
 	return &Loaded{
 		Path:        path,
 		Scenario:    jsScenario(host, desc),
-		Options:     interleave.Options{SourceFiles: files, SourceRoot: dir},
+		Options:     interleave.Options{Source: interleave.SourceOptions{Files: files, Root: dir, Runtime: "Node.js " + desc.Node}},
 		SourceFiles: files,
 		SourceRoot:  dir,
 		Runtime:     "Node.js " + desc.Node,

@@ -63,7 +63,7 @@ func TestJSSeedExampleRunReplayMinimize(t *testing.T) {
 		t.Fatalf("loaded %q with actors %v", l.Scenario.Name, l.Scenario.Actors)
 	}
 	var rel []string
-	for _, f := range l.Options.SourceFiles {
+	for _, f := range l.Options.Source.Files {
 		r, _ := filepath.Rel(dir, f)
 		rel = append(rel, r)
 	}

@@ -193,7 +193,7 @@ func TestJSActorSignalFiresAtTheDeadline(t *testing.T) {
 	waitForAbort := oneQuery + `; await new Promise((resolve, reject) => signal.addEventListener('abort', () => {
       fs.writeFileSync(` + strconv.Quote(marker) + `, signal.reason.name + ': ' + signal.reason.message); reject(signal.reason); }));`
 	res, _ = exploreJS(t, dir, "slow.mjs", jsModule("slow", "", waitForAbort, oneQuery, "assert.ok(true);"), func(o *interleave.Options) {
-		o.AttemptTimeout, o.MaxAttempts = 2*time.Second, 1
+		o.AttemptTimeout, o.Search.MaxAttempts = 2*time.Second, 1
 	})
 	if res.Outcome != interleave.OutcomeInconclusive {
 		t.Fatalf("%s: %s, want inconclusive (the deadline)", res.Outcome, res.Message)

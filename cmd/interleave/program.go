@@ -135,7 +135,7 @@ func isScenarioFile(arg string) bool {
 	case ".yaml", ".yml", ".spec":
 		return true
 	}
-	return false
+	return scenario.IsJSFile(arg)
 }
 
 // runScenarioFile runs a scenario file in this process: a YAML file through
@@ -149,11 +149,18 @@ func runScenarioFile(name, path string, args []string) int {
 		}
 		return runSpecFile(path, args)
 	}
-	loaded, err := scenario.LoadFile(path)
+	load := scenario.LoadFile
+	if scenario.IsJSFile(path) {
+		load = func(p string) (*scenario.Loaded, error) {
+			return scenario.LoadJSWith(p, scenario.JSOptions{Output: os.Stderr})
+		}
+	}
+	loaded, err := load(path)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
 		return interleave.ExitError
 	}
+	defer loaded.Close()
 	return cli.Run(append([]string{name}, args...), os.Stdout, os.Stderr, cli.Program{Scenarios: []interleave.Scenario{loaded.Scenario}, Defaults: loaded.Options, Docker: dockerProvider})
 }
 
@@ -209,7 +216,7 @@ func runSpecFile(path string, args []string) int {
 }
 
 const programHelp = `DIR is a main package that calls interleave.Main (it is built first); a scenario
-file (.yaml, .yml) may stand for DIR; ` + "`interleave run FILE.spec [--expected FILE]`" + ` runs a
+file (.yaml, .yml, or a JavaScript defineScenario module: .mjs, .js) may stand for DIR; ` + "`interleave run FILE.spec [--expected FILE]`" + ` runs a
 PostgreSQL isolation-tester spec.
 `
 
