@@ -1,0 +1,134 @@
+package footprint
+
+import "context"
+
+// catalog is what the database's catalogs say about relations beyond a
+// plan: read once per classifier (the schema after setup is the same for
+// every attempt; a statement that changes it is Global).
+type catalog struct {
+	// family: a relation's ancestors and descendants (inheritance and
+	// partitions), itself included.
+	family map[string][]string
+	// parents and children: foreign keys (child references parent).
+	parents, children map[string][]string
+	// sequences a relation's column defaults or identity columns draw from.
+	sequences map[string][]string
+	// complex: relations with something that runs code we do not analyse
+	// (a user trigger, a rule, row security, a user function in a default,
+	// check, index or policy), and why.
+	complex       map[string]string
+	userOperators bool
+	functions     map[string]bool // function name -> safe
+}
+
+func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
+	if c.catalog != nil {
+		return c.catalog, nil
+	}
+	cat := &catalog{family: map[string][]string{}, parents: map[string][]string{}, children: map[string][]string{},
+		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]bool{}}
+	pairs := func(q string, f func(a, b string)) error {
+		rows, err := c.conn.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a, b string
+			if err := rows.Scan(&a, &b); err != nil {
+				return err
+			}
+			f(a, b)
+		}
+		return rows.Err()
+	}
+	const rel = `format('%s.%s', n.nspname, c.relname)`
+	// Inheritance and partitions, both ways, transitively.
+	edges := map[string][]string{}
+	if err := pairs(`SELECT format('%s.%s', cn.nspname, c.relname), format('%s.%s', pn.nspname, p.relname)
+		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+		JOIN pg_class p ON p.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = p.relnamespace`, func(child, parent string) {
+		edges[child] = append(edges[child], parent)
+		edges[parent] = append(edges[parent], child)
+	}); err != nil {
+		return nil, err
+	}
+	for r := range edges {
+		seen := map[string]bool{r: true}
+		stack := []string{r}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, y := range edges[x] {
+				if !seen[y] {
+					seen[y] = true
+					stack = append(stack, y)
+				}
+			}
+		}
+		for y := range seen {
+			cat.family[r] = append(cat.family[r], y)
+		}
+	}
+	if err := pairs(`SELECT format('%s.%s', cn.nspname, c.relname), format('%s.%s', pn.nspname, p.relname)
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+		JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace WHERE k.contype = 'f'`, func(child, parent string) {
+		cat.parents[child] = append(cat.parents[child], parent)
+		cat.children[parent] = append(cat.children[parent], child)
+	}); err != nil {
+		return nil, err
+	}
+	// Sequences owned by a column (serial, identity) and sequences a
+	// default names.
+	if err := pairs(`SELECT `+rel+`, format('sequence %s.%s', sn.nspname, s.relname)
+		FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S' JOIN pg_namespace sn ON sn.oid = s.relnamespace
+		JOIN pg_class c ON c.oid = d.refobjid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+		UNION
+		SELECT `+rel+`, format('sequence %s.%s', sn.nspname, s.relname)
+		FROM pg_attrdef a JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = a.oid AND d.refclassid = 'pg_class'::regclass
+		JOIN pg_class s ON s.oid = d.refobjid AND s.relkind = 'S' JOIN pg_namespace sn ON sn.oid = s.relnamespace
+		JOIN pg_class c ON c.oid = a.adrelid JOIN pg_namespace n ON n.oid = c.relnamespace`, func(r, seq string) {
+		cat.sequences[r] = append(cat.sequences[r], seq)
+	}); err != nil {
+		return nil, err
+	}
+	// Code that runs on access: user triggers, rules other than a view's,
+	// row security, and user functions or volatile built-ins behind
+	// defaults, checks, indexes and policies.
+	if err := pairs(`
+		SELECT `+rel+`, 'has a trigger' FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+		  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal
+		UNION ALL SELECT `+rel+`, 'has a rule' FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class
+		  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE w.rulename <> '_RETURN'
+		UNION ALL SELECT `+rel+`, 'has row security' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relrowsecurity
+		UNION ALL SELECT `+rel+`, 'calls a function in a default, check, index or policy'
+		  FROM pg_depend d JOIN pg_proc p ON d.refclassid = 'pg_proc'::regclass AND p.oid = d.refobjid
+		  JOIN pg_namespace pn ON pn.oid = p.pronamespace
+		  JOIN LATERAL (
+		    SELECT a.adrelid AS relid FROM pg_attrdef a WHERE d.classid = 'pg_attrdef'::regclass AND a.oid = d.objid
+		    UNION ALL SELECT k.conrelid FROM pg_constraint k WHERE d.classid = 'pg_constraint'::regclass AND k.oid = d.objid
+		    UNION ALL SELECT i.indrelid FROM pg_index i WHERE d.classid = 'pg_class'::regclass AND i.indexrelid = d.objid
+		    UNION ALL SELECT pol.polrelid FROM pg_policy pol WHERE d.classid = 'pg_policy'::regclass AND pol.oid = d.objid
+		  ) o ON true
+		  JOIN pg_class c ON c.oid = o.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+		  WHERE (pn.nspname <> 'pg_catalog' OR p.provolatile = 'v') AND p.proname NOT IN ('nextval')`, func(r, why string) {
+		if _, ok := cat.complex[r]; !ok {
+			cat.complex[r] = why
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_operator WHERE oid >= 16384)").Scan(&cat.userOperators); err != nil {
+		return nil, err
+	}
+	c.catalog = cat
+	return cat, nil
+}
+
+// expand adds the inheritance family of every relation in s.
+func (cat *catalog) expand(s Set) {
+	for r := range s {
+		s.Add(cat.family[r]...)
+	}
+}

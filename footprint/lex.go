@@ -1,0 +1,231 @@
+package footprint
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// token is one lexical token of SQL text.
+type token struct {
+	kind  tokKind
+	text  string // keywords and identifiers lower-cased unless quoted
+	depth int    // parenthesis depth at the token
+}
+
+type tokKind uint8
+
+const (
+	tokWord   tokKind = iota // keyword or unquoted identifier (lower case)
+	tokQuoted                // "quoted identifier"
+	tokString                // any string constant ('...', E'...', $$...$$)
+	tokNumber
+	tokParam // $1
+	tokPunct // ( ) , ; . [ ] and operators
+)
+
+// lex splits SQL text into statements of tokens, following PostgreSQL's
+// lexical rules for what matters here: comments (-- and nested /* */),
+// string constants (standard, E'...' with backslash escapes, dollar quoting),
+// quoted identifiers, and semicolons outside all of them. ok is false when
+// the text does not lex (an unterminated string or comment): the caller
+// then knows nothing about it.
+func lex(sql string) (stmts [][]token, ok bool) {
+	var cur []token
+	depth := 0
+	flush := func() {
+		if len(cur) > 0 {
+			stmts = append(stmts, cur)
+		}
+		cur, depth = nil, 0
+	}
+	i := 0
+	for i < len(sql) {
+		c := sql[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			n, j := 1, i+2
+			for j < len(sql) && n > 0 {
+				switch {
+				case strings.HasPrefix(sql[j:], "/*"):
+					n, j = n+1, j+2
+				case strings.HasPrefix(sql[j:], "*/"):
+					n, j = n-1, j+2
+				default:
+					j++
+				}
+			}
+			if n > 0 {
+				return nil, false
+			}
+			i = j
+		case c == ';':
+			flush()
+			i++
+		case c == '\'':
+			j, good := endQuote(sql, i+1, '\'', false)
+			if !good {
+				return nil, false
+			}
+			cur = append(cur, token{tokString, sql[i:j], depth})
+			i = j
+		case (c == 'E' || c == 'e') && i+1 < len(sql) && sql[i+1] == '\'':
+			j, good := endQuote(sql, i+2, '\'', true)
+			if !good {
+				return nil, false
+			}
+			cur = append(cur, token{tokString, sql[i:j], depth})
+			i = j
+		case c == '"':
+			j, good := endQuote(sql, i+1, '"', false)
+			if !good {
+				return nil, false
+			}
+			cur = append(cur, token{tokQuoted, strings.ReplaceAll(sql[i+1:j-1], `""`, `"`), depth})
+			i = j
+		case c == '$':
+			if j := dollarTagEnd(sql, i); j > 0 {
+				tag := sql[i:j]
+				end := strings.Index(sql[j:], tag)
+				if end < 0 {
+					return nil, false
+				}
+				cur = append(cur, token{tokString, sql[i : j+end+len(tag)], depth})
+				i = j + end + len(tag)
+				continue
+			}
+			j := i + 1
+			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+				j++
+			}
+			if j > i+1 {
+				cur = append(cur, token{tokParam, sql[i:j], depth})
+			} else {
+				cur = append(cur, token{tokPunct, "$", depth})
+			}
+			i = j
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(sql) && (isIdentChar(rune(sql[j])) || sql[j] == '.') {
+				j++
+			}
+			cur = append(cur, token{tokNumber, sql[i:j], depth})
+			i = j
+		case c == '(' || c == '[':
+			cur = append(cur, token{tokPunct, string(c), depth})
+			depth++
+			i++
+		case c == ')' || c == ']':
+			if depth > 0 {
+				depth--
+			}
+			cur = append(cur, token{tokPunct, string(c), depth})
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(sql[i:])
+			if isIdentStart(r) {
+				j := i + size
+				for j < len(sql) {
+					r2, s2 := utf8.DecodeRuneInString(sql[j:])
+					if !isIdentChar(r2) {
+						break
+					}
+					j += s2
+				}
+				cur = append(cur, token{tokWord, strings.ToLower(sql[i:j]), depth})
+				i = j
+				continue
+			}
+			// Operators: a run of operator characters is one token.
+			j := i + size
+			for j < len(sql) && strings.ContainsRune("+-*/<>=~!@#%^&|`?", rune(sql[j])) && strings.ContainsRune("+-*/<>=~!@#%^&|`?", r) {
+				j++
+			}
+			cur = append(cur, token{tokPunct, sql[i:j], depth})
+			i = j
+		}
+	}
+	flush()
+	return stmts, true
+}
+
+// endQuote finds the end of a quoted token that started before from: a
+// doubled quote is an escaped quote; with backslash, \ escapes the next
+// byte (E” strings).
+func endQuote(s string, from int, q byte, backslash bool) (int, bool) {
+	for i := from; i < len(s); i++ {
+		switch {
+		case backslash && s[i] == '\\':
+			i++
+		case s[i] == q:
+			if i+1 < len(s) && s[i+1] == q {
+				i++
+				continue
+			}
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// dollarTagEnd returns the end of a dollar-quote opening tag at i ($$ or
+// $tag$), or 0 when there is none (a parameter like $1 is not a tag).
+func dollarTagEnd(s string, i int) int {
+	j := i + 1
+	if j < len(s) && s[j] == '$' {
+		return j + 1
+	}
+	if j >= len(s) || !(isIdentStart(rune(s[j])) && s[j] != '$') {
+		return 0
+	}
+	for j < len(s) && isIdentChar(rune(s[j])) && s[j] != '$' {
+		j++
+	}
+	if j < len(s) && s[j] == '$' {
+		return j + 1
+	}
+	return 0
+}
+
+func isIdentStart(r rune) bool { return r == '_' || unicode.IsLetter(r) || r >= 0x80 }
+func isIdentChar(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) || r >= 0x80
+}
+
+// words returns the statement's first n words (keywords), lower case.
+func words(ts []token, n int) []string {
+	var out []string
+	for _, t := range ts {
+		if len(out) == n {
+			break
+		}
+		if t.kind != tokWord {
+			break
+		}
+		out = append(out, t.text)
+	}
+	return out
+}
+
+// hasSeq reports whether the words seq appear consecutively anywhere.
+func hasSeq(ts []token, seq ...string) bool {
+	for i := 0; i+len(seq) <= len(ts); i++ {
+		match := true
+		for j, w := range seq {
+			if ts[i+j].kind != tokWord || ts[i+j].text != w {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}

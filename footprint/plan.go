@@ -1,0 +1,307 @@
+package footprint
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// dml asks PostgreSQL which relations a DML statement reads and writes: it
+// prepares the statement and explains its generic plan, which shows every
+// relation the executor touches after views, rules and CTEs are expanded.
+// Nothing runs. Functions in the plan must be built-in and not volatile,
+// except nextval of a sequence (a write of that sequence).
+func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement {
+	cat, err := c.loadCatalog(ctx)
+	if err != nil {
+		return global("the catalogs could not be read: " + err.Error())
+	}
+	if cat.userOperators {
+		return global("the database defines operators; their functions are not analysed")
+	}
+	plan, err := c.explain(ctx, sql)
+	if err != nil {
+		return global("PostgreSQL could not plan it: " + err.Error())
+	}
+	s := Statement{Kind: DML, Reads: nil}
+	reads, writes := Set{}, Set{}
+	var exprs []string
+	if err := walkPlan(plan, reads, writes, &exprs); err != nil {
+		return global(err.Error())
+	}
+	for _, e := range exprs {
+		e = stripCasts(e)
+		for _, m := range funcCall.FindAllStringSubmatch(e, -1) {
+			name := strings.ToLower(m[1])
+			if name == "nextval" || strings.HasSuffix(name, ".nextval") {
+				seq := sequenceArg(e[strings.Index(e, m[0]):])
+				if seq == "" {
+					return global("nextval of a sequence the plan does not name")
+				}
+				q, err := c.resolveSequence(ctx, seq)
+				if err != nil {
+					return global("nextval of " + seq + ", which does not resolve")
+				}
+				writes.Add("sequence " + q)
+				continue
+			}
+			if syntaxFunctions[name] {
+				continue
+			}
+			ok, err := c.safeFunction(ctx, name)
+			if err != nil || !ok {
+				return global("calls " + name + ", which may write or is not built in")
+			}
+		}
+	}
+	locks := Set{}
+	if lockingClause(ts) {
+		for r := range reads {
+			locks.Add(r)
+		}
+	}
+	// What PostgreSQL touches beyond what the plan names.
+	cat.expand(reads)
+	cat.expand(writes)
+	cat.expand(locks)
+	named := writes.Sorted()
+	for _, w := range named {
+		locks.Add(cat.parents[w]...) // a child row locks its parent FOR KEY SHARE
+		writes.Add(cat.sequences[w]...)
+	}
+	// A parent row's writes check or cascade to its children, and theirs
+	// to their children.
+	for stack := named; len(stack) > 0; {
+		w := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, ch := range cat.children[w] {
+			if !writes[ch] {
+				writes.Add(ch)
+				stack = append(stack, ch)
+			}
+		}
+	}
+	cat.expand(writes)
+	cat.expand(locks)
+	for _, set := range []Set{reads, writes, locks} {
+		for r := range set {
+			if why, bad := cat.complex[r]; bad {
+				return global(r + " " + why)
+			}
+		}
+	}
+	s.Reads, s.Writes, s.Locks = reads.Sorted(), writes.Sorted(), locks.Sorted()
+	return s
+}
+
+// funcCall finds function calls in deparsed expressions: a name followed
+// directly by a parenthesis.
+var funcCall = regexp.MustCompile(`((?:[A-Za-z_][A-Za-z0-9_$]*\.)?[A-Za-z_][A-Za-z0-9_$]*|"[^"]+")\(`)
+
+// syntaxFunctions are SQL constructs that deparse like calls and run no
+// function of their own.
+var syntaxFunctions = map[string]bool{
+	"coalesce": true, "nullif": true, "greatest": true, "least": true, "row": true,
+	"any": true, "all": true, "array": true, "exists": true, "in": true,
+}
+
+// stripCasts removes type casts (`::character varying(10)[]`) from a
+// deparsed expression, so that a type modifier is not taken for a call.
+func stripCasts(e string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(e, "::")
+		if i < 0 {
+			b.WriteString(e)
+			return b.String()
+		}
+		b.WriteString(e[:i])
+		j := i + 2
+		for j < len(e) {
+			c := e[j]
+			switch {
+			case c == '"':
+				k := strings.IndexByte(e[j+1:], '"')
+				if k < 0 {
+					j = len(e)
+					continue
+				}
+				j += k + 2
+			case c == '_' || c == '.' || c == ' ' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+				if c == ' ' && !(j+1 < len(e) && (e[j+1] >= 'a' && e[j+1] <= 'z')) {
+					goto mods
+				}
+				j++
+			default:
+				goto mods
+			}
+		}
+	mods:
+		if j < len(e) && e[j] == '(' {
+			if k := strings.IndexByte(e[j:], ')'); k > 0 && strings.Trim(e[j+1:j+k], "0123456789, ") == "" {
+				j += k + 1
+			}
+		}
+		for strings.HasPrefix(e[j:], "[]") {
+			j += 2
+		}
+		e = e[j:]
+	}
+}
+
+// resolveSequence names a sequence as schema.name, as PostgreSQL resolves
+// the name the plan shows.
+func (c *Classifier) resolveSequence(ctx context.Context, name string) (string, error) {
+	var q *string
+	err := c.conn.QueryRow(ctx, `SELECT format('%s.%s', n.nspname, s.relname) FROM pg_class s
+		JOIN pg_namespace n ON n.oid = s.relnamespace WHERE s.oid = to_regclass($1)`, name).Scan(&q)
+	if err != nil {
+		return "", err
+	}
+	if q == nil {
+		return "", fmt.Errorf("no sequence %s", name)
+	}
+	return *q, nil
+}
+
+// sequenceArg reads the sequence of `nextval('name'::regclass)`.
+func sequenceArg(call string) string {
+	i := strings.Index(call, "('")
+	if i < 0 {
+		return ""
+	}
+	rest := call[i+2:]
+	j := strings.Index(rest, "'")
+	if j < 0 {
+		return ""
+	}
+	return strings.ReplaceAll(rest[:j], `"`, "")
+}
+
+// planKeys are the plan fields that hold expressions: everything a plan
+// node evaluates.
+var planSkip = map[string]bool{
+	"Node Type": true, "Relation Name": true, "Schema": true, "Alias": true, "Parent Relationship": true,
+	"Strategy": true, "Join Type": true, "Scan Direction": true, "Index Name": true, "CTE Name": true,
+	"Subplan Name": true, "Operation": true, "Partial Mode": true, "Command": true, "Conflict Resolution": true,
+	"Conflict Arbiter Indexes": true, "Sort Method": true, "Async Capable": true, "Parallel Aware": true,
+	"Inner Unique": true, "Single Copy": true, "Function Name": false,
+}
+
+// walkPlan collects the relations a plan reads and writes and every
+// expression it evaluates.
+func walkPlan(node map[string]any, reads, writes Set, exprs *[]string) error {
+	typ, _ := node["Node Type"].(string)
+	if rel, ok := node["Relation Name"].(string); ok {
+		schema, _ := node["Schema"].(string)
+		name := schema + "." + rel
+		if typ == "ModifyTable" {
+			op, _ := node["Operation"].(string)
+			if op == "" {
+				return fmt.Errorf("a modifying plan node without its operation")
+			}
+			writes.Add(name)
+		} else {
+			reads.Add(name)
+		}
+	}
+	if typ == "Foreign Scan" || typ == "Custom Scan" {
+		return fmt.Errorf("the plan has a %s", typ)
+	}
+	for k, v := range node {
+		if planSkip[k] {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			*exprs = append(*exprs, x)
+		case []any:
+			for _, e := range x {
+				switch y := e.(type) {
+				case string:
+					*exprs = append(*exprs, y)
+				case map[string]any:
+					if err := walkPlan(y, reads, writes, exprs); err != nil {
+						return err
+					}
+				}
+			}
+		case map[string]any:
+			if err := walkPlan(x, reads, writes, exprs); err != nil {
+				return err
+			}
+		}
+	}
+	if fn, ok := node["Function Name"].(string); ok {
+		*exprs = append(*exprs, fn+"(")
+	}
+	return nil
+}
+
+// explain returns the root plan node of sql's generic plan.
+func (c *Classifier) explain(ctx context.Context, sql string) (map[string]any, error) {
+	if _, err := c.conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		return nil, err
+	}
+	defer c.conn.Exec(context.WithoutCancel(ctx), "RESET plan_cache_mode")
+	_, _ = c.conn.Exec(ctx, "DEALLOCATE IF EXISTS interleave_footprint")
+	if _, err := c.conn.Exec(ctx, "PREPARE interleave_footprint AS "+sql); err != nil {
+		return nil, firstLine(err)
+	}
+	defer c.conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE interleave_footprint")
+	var n int
+	if err := c.conn.QueryRow(ctx, "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'interleave_footprint'").Scan(&n); err != nil {
+		return nil, err
+	}
+	args := make([]string, n)
+	for i := range args {
+		args[i] = "NULL"
+	}
+	q := "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE interleave_footprint"
+	if n > 0 {
+		q += "(" + strings.Join(args, ", ") + ")"
+	}
+	var out []byte
+	if err := c.conn.QueryRow(ctx, q).Scan(&out); err != nil {
+		return nil, firstLine(err)
+	}
+	var doc []struct {
+		Plan map[string]any `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc) != 1 || doc[0].Plan == nil {
+		return nil, fmt.Errorf("EXPLAIN printed no plan")
+	}
+	return doc[0].Plan, nil
+}
+
+func firstLine(err error) error {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return fmt.Errorf("%s", s)
+}
+
+// safeFunction reports whether every function named name is built in
+// (pg_catalog) and not volatile: such a function cannot write (PostgreSQL
+// runs non-volatile functions read-only) and reads no relation but what
+// its arguments hold.
+func (c *Classifier) safeFunction(ctx context.Context, name string) (bool, error) {
+	cat := c.catalog
+	if ok, known := cat.functions[name]; known {
+		return ok, nil
+	}
+	schema, fn := "", strings.Trim(name, `"`)
+	if s, f, ok := strings.Cut(fn, "."); ok {
+		schema, fn = s, f
+	}
+	var ok *bool
+	err := c.conn.QueryRow(ctx, `SELECT bool_and(n.nspname = 'pg_catalog' AND p.provolatile <> 'v')
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE p.proname = $1 AND ($2 = '' OR n.nspname = $2)`, fn, schema).Scan(&ok)
+	if err != nil {
+		return false, err
+	}
+	safe := ok != nil && *ok
+	cat.functions[name] = safe
+	return safe, nil
+}

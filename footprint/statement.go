@@ -1,0 +1,158 @@
+// Package footprint says what a release unit touches in PostgreSQL, for
+// partial-order reduction: the relations it reads, locks and writes, whether
+// it begins or ends a transaction, the isolation level it sets, or that it
+// is not understood and so depends on everything. Statement kinds come from
+// the SQL's keywords; relations from PostgreSQL itself (the generic plan of
+// the prepared statement, which expands views, rules and CTEs) and its
+// catalogs (inheritance, partitions, foreign keys, sequences behind
+// defaults, triggers, user functions). Whatever is not understood is
+// Global. docs/search.md says why each rule is sound.
+package footprint
+
+import (
+	"sort"
+	"strings"
+)
+
+// Kind is what a statement does to its transaction and to other sessions.
+type Kind uint8
+
+const (
+	// Global: not understood, or touches shared state outside relations
+	// (DDL, functions that may write, sequences through setval, advisory
+	// locks, NOTIFY, COPY, ...): it depends on everything.
+	Global Kind = iota
+	// Session shapes only its own session or transaction: SET, SHOW,
+	// SAVEPOINT, RELEASE, RESET, DISCARD.
+	Session
+	// Begin starts a transaction block.
+	Begin
+	// Commit ends a transaction block and makes its writes visible.
+	Commit
+	// Rollback ends a transaction block and discards its writes.
+	Rollback
+	// DML reads, locks and writes relations (SELECT, INSERT, UPDATE,
+	// DELETE, MERGE, VALUES).
+	DML
+)
+
+func (k Kind) String() string {
+	return [...]string{"global", "session", "begin", "commit", "rollback", "dml"}[k]
+}
+
+// Statement is one statement's footprint.
+type Statement struct {
+	Kind Kind
+	// Why says, for Global, what was not understood.
+	Why string
+	// Relations as schema.name; sequences as "sequence schema.name".
+	Reads, Locks, Writes []string
+	// Isolation is the level a Begin or SET TRANSACTION names ("read
+	// committed", "repeatable read", "serializable"); SessionIsolation the
+	// session default a SET changes.
+	Isolation, SessionIsolation string
+}
+
+func global(why string) Statement { return Statement{Kind: Global, Why: why} }
+
+// Unit is the footprint of one release unit: every statement it ran.
+type Unit struct {
+	Global bool
+	Why    string
+	Begins bool // a Begin statement
+	// Ends: a Commit or Rollback statement (the transaction's end).
+	Ends, RolledBack bool
+	DML              bool // ran at least one DML statement
+	Reads            Set
+	Locks            Set
+	Writes           Set
+	Isolation        string
+	SessionIsolation string
+}
+
+// Combine folds the statements of one unit.
+func Combine(stmts []Statement) Unit {
+	u := Unit{Reads: Set{}, Locks: Set{}, Writes: Set{}}
+	for _, s := range stmts {
+		switch s.Kind {
+		case Global:
+			if !u.Global {
+				u.Global, u.Why = true, s.Why
+			}
+		case Begin:
+			u.Begins = true
+		case Commit:
+			u.Ends = true
+		case Rollback:
+			u.Ends, u.RolledBack = true, true
+		case DML:
+			u.DML = true
+		}
+		u.Reads.Add(s.Reads...)
+		u.Locks.Add(s.Locks...)
+		u.Writes.Add(s.Writes...)
+		if s.Isolation != "" {
+			u.Isolation = s.Isolation
+		}
+		if s.SessionIsolation != "" {
+			u.SessionIsolation = s.SessionIsolation
+		}
+	}
+	return u
+}
+
+// Set is a set of relation names.
+type Set map[string]bool
+
+// Add puts names in s.
+func (s Set) Add(names ...string) {
+	for _, n := range names {
+		s[n] = true
+	}
+}
+
+// Sorted lists s.
+func (s Set) Sorted() []string {
+	out := make([]string, 0, len(s))
+	for n := range s {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// isolationAfter reads an isolation level after ISOLATION LEVEL.
+func isolationAfter(ts []token) string {
+	for i := 0; i+2 < len(ts); i++ {
+		if ts[i].text != "isolation" || ts[i+1].text != "level" {
+			continue
+		}
+		switch ts[i+2].text {
+		case "serializable":
+			return "serializable"
+		case "repeatable":
+			return "repeatable read"
+		case "read":
+			return "read committed" // read committed, read uncommitted
+		}
+	}
+	return ""
+}
+
+// normalIsolation turns a setting value into a level name.
+func normalIsolation(v string) string {
+	v = strings.ToLower(strings.Trim(strings.TrimSpace(v), `'"`))
+	switch v {
+	case "serializable":
+		return "serializable"
+	case "repeatable read":
+		return "repeatable read"
+	case "read committed", "read uncommitted":
+		return "read committed"
+	}
+	return ""
+}
+
+// NormalIsolation reads a default_transaction_isolation value ("" when it
+// is not one).
+func NormalIsolation(v string) string { return normalIsolation(v) }
