@@ -10,7 +10,23 @@ import (
 // the plan's last choice.
 func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 	last := n.plan.lastStep()
-	child := 0
+	child := n.nextChild
+	var keys []uint64
+	if e.opts.Reduction == POR {
+		// Moves queued here are known to the reduction, which would
+		// otherwise queue some of them again.
+		keys = stateKeys(ds)
+		for k, d := range ds {
+			if len(d.Released) > 0 {
+				st := e.state(keys[k])
+				if len(d.Released) == 2 {
+					st.moves[moveKey{d.Released[0].Actor, d.Released[1].Actor}] = true
+				} else {
+					st.moves[single(d.Released[0].Actor)] = true
+				}
+			}
+		}
+	}
 	for _, d := range ds {
 		if d.Step <= last || len(d.Candidates) < 2 {
 			continue
@@ -25,6 +41,17 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			}
 		}
 		for _, units := range choices {
+			if keys != nil {
+				mk := single(units[0].Actor)
+				if len(units) == 2 {
+					mk = moveKey{units[0].Actor, units[1].Actor}
+				}
+				st := e.state(keys[d.Step])
+				if st.moves[mk] {
+					continue
+				}
+				st.moves[mk] = true
+			}
 			if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
 				e.sum.PrunedByDepth++
 				continue
@@ -46,6 +73,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			e.push(c)
 		}
 	}
+	n.nextChild = child
 }
 
 func (e *explorer) push(n *node) {

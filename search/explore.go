@@ -36,11 +36,12 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 		hooks:     hooks,
 		run:       run,
 		start:     time.Now(),
-		front:     &frontier{dfs: opts.Strategy == DFS},
+		front:     &frontier{dfs: opts.Strategy == DFS, reduced: opts.Reduction == POR},
+		por:       map[uint64]*porState{},
 		inflight:  map[int]running{},
 		seenSched: map[uint64]bool{},
 		sampled:   opts.Strategy.Sampled(),
-		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1},
+		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1, Reduction: opts.Reduction},
 	}
 	e.cond = sync.NewCond(&e.mu)
 	e.push(&node{})
@@ -66,6 +67,7 @@ type explorer struct {
 	actors    int  // actors seen (PCT's n)
 	bytes     int  // estimated memory held by the frontier
 	recorded  bool // the first attempt has been recorded
+	por       map[uint64]*porState
 }
 
 func (e *explorer) explore(ctx context.Context) *Summary {
@@ -254,7 +256,7 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 			e.stop(StopHarness)
 			return
 		}
-		e.expand(n, seq, rep.Decisions)
+		e.expandFor(n, seq, rep)
 		return
 	}
 	s.Attempted++
@@ -287,6 +289,9 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		return
 	case rep.Diverged:
 		s.Diverged++
+		if s.FirstDivergence == "" {
+			s.FirstDivergence = rep.DivergedAt
+		}
 		return
 	case rep.Inconclusive:
 		s.Inconclusive++
@@ -305,7 +310,7 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 	// Expand even a failing schedule, so that the pending count says how
 	// much was left unexplored when the search stops here.
 	if !e.sampled {
-		e.expand(n, seq, rep.Decisions)
+		e.expandFor(n, seq, rep)
 	}
 	if rep.Failed {
 		s.Failures++
@@ -321,3 +326,12 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 
 // maxSeenSchedules caps the deduplication set (about 40 bytes an entry).
 const maxSeenSchedules = 1 << 18
+
+// expandFor queues what follows an attempt: the alternatives its races call
+// for under reduction, every alternative otherwise; e.mu held.
+func (e *explorer) expandFor(n *node, seq int, rep Report) {
+	if e.opts.Reduction == POR && !(n.depth == 0 && e.opts.Shards > 1) && e.expandReduced(n, seq, rep.Decisions, rep.Trace) {
+		return
+	}
+	e.expand(n, seq, rep.Decisions)
+}

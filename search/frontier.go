@@ -10,14 +10,16 @@ type node struct {
 	parentSeq int // dispatch sequence of the parent attempt
 	child     int // index among the parent's children
 	path      []int32
+	nextChild int // children queued so far (partial-order reduction)
 }
 
 // frontier is a priority queue of plans. For fifo (breadth-first, fewest
 // choices first) the order is (depth, parent sequence, child index); for dfs
 // it is the lexicographic order of child-index paths.
 type frontier struct {
-	nodes []*node
-	dfs   bool
+	nodes   []*node
+	dfs     bool
+	reduced bool
 }
 
 func (f *frontier) Len() int { return len(f.nodes) }
@@ -67,6 +69,11 @@ type running struct {
 // sorts before n. This keeps parallel searches identical in content to a
 // serial one under the same budget.
 func (f *frontier) mayDispatch(n *node, inflight map[int]running) bool {
+	if f.reduced && !f.dfs {
+		// Under reduction a child may be shallower than its parent (a race
+		// at an earlier state): no order is exact, so none is waited for.
+		return true
+	}
 	for _, r := range inflight {
 		if f.dfs {
 			return false // depth-first order is serial by nature

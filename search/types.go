@@ -14,6 +14,12 @@ type Report struct {
 	Inconclusive bool  // could not be judged
 	Diverged     bool  // the plan could not be followed
 	Stop         error // a harness failure that makes further attempts pointless
+	// Trace is the attempt as partial-order reduction sees it; nil when the
+	// reduction is off or the attempt could not be analysed (every
+	// alternative is then explored).
+	Trace *Trace
+	// DivergedAt says where a plan could not be followed.
+	DivergedAt string
 }
 
 // RunFunc runs one attempt on worker w following policy. seq is the
@@ -105,6 +111,16 @@ type Summary struct {
 	PrunedByBytes int // children not queued because of FrontierBytes
 	Distinct      int // distinct schedules run
 	Retries       int // extra runs of plans ending with a pair
+	// Under partial-order reduction: Alternatives is how many the
+	// unreduced search would have queued from the attempts run, Queued how
+	// many the races called for; the rest were skipped as equivalent
+	// (orders that differ only by swapping independent units).
+	Reduction    Reduction
+	Alternatives int
+	Queued       int
+	// FirstDivergence says where the first plan that could not be
+	// followed diverged.
+	FirstDivergence string
 	MaxDepth      int // deepest plan attempted
 	StopReason    string
 	StopErr       error

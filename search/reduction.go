@@ -1,0 +1,362 @@
+package search
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// Partial-order reduction (source sets, after Abdulla, Aronis, Jonsson and
+// Sagonas, "Optimal dynamic partial order reduction", POPL 2014): after an
+// attempt, every race in its trace (two dependent events of different
+// actors with no other path of dependence between them) asks that the
+// state before the first event also be explored starting with an actor
+// that can reverse the race; an actor already explored or queued there
+// that can do so is enough. States are identified by the units released to
+// reach them. docs/search.md states the dependence relation and why it is
+// sound.
+
+// porState is what the reduction knows of one state (a prefix of
+// releases): the first moves explored from it and queued.
+type porState struct {
+	moves map[moveKey]bool
+}
+
+// moveKey names a first move from a state: an actor, or a pair.
+type moveKey struct{ a, b int }
+
+func single(actor int) moveKey { return moveKey{actor, -1} }
+
+// stateKeys hashes each prefix of the decisions' releases: keys[k] names the
+// state before decision k.
+func stateKeys(ds []sched.Decision) []uint64 {
+	keys := make([]uint64, len(ds)+1)
+	h := fnv.New64a()
+	var b [12]byte
+	keys[0] = h.Sum64()
+	for k, d := range ds {
+		for _, u := range d.Released {
+			binary.BigEndian.PutUint32(b[0:], uint32(u.Actor))
+			binary.BigEndian.PutUint32(b[4:], uint32(u.Conn))
+			binary.BigEndian.PutUint32(b[8:], uint32(u.Unit))
+			h.Write(b[:])
+		}
+		h.Write([]byte{0xff})
+		keys[k+1] = h.Sum64()
+	}
+	return keys
+}
+
+// state returns (creating) the reduction's record of state key.
+func (e *explorer) state(key uint64) *porState {
+	s := e.por[key]
+	if s == nil {
+		s = &porState{moves: map[moveKey]bool{}}
+		e.por[key] = s
+	}
+	return s
+}
+
+// expandReduced queues the alternatives the races of one attempt call for;
+// e.mu held. It returns false when the attempt carries no trace (the
+// caller then expands every alternative).
+func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trace) bool {
+	if tr == nil {
+		return false
+	}
+	keys := stateKeys(ds)
+	for k, d := range ds {
+		st := e.state(keys[k])
+		if len(d.Released) == 2 {
+			st.moves[moveKey{d.Released[0].Actor, d.Released[1].Actor}] = true
+		} else if len(d.Released) == 1 {
+			st.moves[single(d.Released[0].Actor)] = true
+		}
+	}
+	// With shards, the first schedule's alternatives are all dealt out
+	// (expand, at depth 0); below, races before a subtree's first choice
+	// belong to those other subtrees.
+	anchor := -1
+	if e.opts.Shards > 1 && len(n.plan.Choices) > 0 {
+		anchor = n.plan.Choices[0].Step
+	}
+	child := n.nextChild
+	queue := func(k int, units []sched.UnitRef) {
+		if k <= anchor {
+			return
+		}
+		if e.opts.MaxDepth > 0 && choicesBefore(ds, k)+1 > e.opts.MaxDepth {
+			e.sum.PrunedByDepth++
+			return
+		}
+		p := Plan{}
+		for _, d := range ds[:k] {
+			if d.Choice {
+				p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...)})
+			}
+		}
+		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units})
+		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
+		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
+		child++
+		if e.bytes+c.size() > e.opts.FrontierBytes {
+			e.sum.PrunedByBytes++
+			return
+		}
+		e.push(c)
+		e.sum.Queued++
+	}
+	for _, r := range races(tr) {
+		i := &tr.Events[r.first]
+		k := i.Decision
+		if k < 0 || k >= len(ds) {
+			continue
+		}
+		st := e.state(keys[k])
+		initials := e.initials(tr, r, ds[k].Candidates)
+		if len(initials) == 0 {
+			// No actor can be shown to reverse the race from there: try
+			// every one not yet explored (sound, not economical).
+			for _, c := range ds[k].Candidates {
+				initials = append(initials, c)
+			}
+		} else {
+			done := false
+			for _, c := range initials {
+				if st.moves[single(c.Ref.Actor)] {
+					done = true
+					break
+				}
+			}
+			if done {
+				continue
+			}
+			initials = initials[:1]
+		}
+		for _, c := range initials {
+			if st.moves[single(c.Ref.Actor)] || c.Prepare {
+				continue
+			}
+			st.moves[single(c.Ref.Actor)] = true
+			queue(k, []sched.UnitRef{c.Ref})
+		}
+	}
+	if e.opts.Overlap == Pairs {
+		e.queueDependentPairs(tr, ds, keys, queue)
+	}
+	n.nextChild = child
+	// What the unreduced search would have queued from this attempt.
+	last := n.plan.lastStep()
+	for _, d := range ds {
+		if d.Step > last && len(d.Candidates) > 1 {
+			e.sum.Alternatives += len(d.Candidates) - 1
+		}
+	}
+	return true
+}
+
+func choicesBefore(ds []sched.Decision, k int) int {
+	n := 0
+	for _, d := range ds[:k] {
+		if d.Choice {
+			n++
+		}
+	}
+	return n
+}
+
+// queueDependentPairs adds, at each state, the pair releases of two
+// pending units of different actors that are dependent: a pair of
+// independent units behaves as either order.
+func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []uint64, queue func(int, []sched.UnitRef)) {
+	byRef := map[sched.UnitRef]*Event{}
+	for i := range tr.Events {
+		if ev := &tr.Events[i]; ev.Kind != WaitEnd {
+			byRef[ev.Ref] = ev
+		}
+	}
+	for k, d := range ds {
+		for _, pr := range overlapPairs(d.Candidates) {
+			a, b := d.Candidates[pr[0]], d.Candidates[pr[1]]
+			x, y := byRef[a.Ref], byRef[b.Ref]
+			if x != nil && y != nil && !dependent(x, y) {
+				continue
+			}
+			st := e.state(keys[k])
+			mk := moveKey{a.Ref.Actor, b.Ref.Actor}
+			if st.moves[mk] {
+				continue
+			}
+			st.moves[mk] = true
+			queue(k, []sched.UnitRef{a.Ref, b.Ref})
+		}
+	}
+}
+
+// race is a pair of trace events in a race: first happened before second.
+type race struct{ first, second int }
+
+// races lists the races of a trace: events i < j of different actors that
+// are dependent, can both be pending at once, and have no chain of
+// dependence between them through a third event.
+func races(tr *Trace) []race {
+	ev := tr.Events
+	n := len(ev)
+	words := (n + 63) / 64
+	before := make([][]uint64, n) // before[j]: events that happen before j
+	window := waitWindows(ev)
+	for j := range ev {
+		before[j] = make([]uint64, words)
+		for i := 0; i < j; i++ {
+			if ev[i].Actor == ev[j].Actor || orderDependent(ev, window, i, j) {
+				before[j][i/64] |= 1 << (i % 64)
+				for w := range words {
+					before[j][w] |= before[i][w]
+				}
+			}
+		}
+	}
+	after := make([][]uint64, n) // after[i]: events that i happens before
+	for i := range after {
+		after[i] = make([]uint64, words)
+	}
+	for j := range ev {
+		for i := 0; i < j; i++ {
+			if before[j][i/64]&(1<<(i%64)) != 0 {
+				after[i][j/64] |= 1 << (j % 64)
+			}
+		}
+	}
+	var out []race
+	for j := range ev {
+		for i := 0; i < j; i++ {
+			if ev[i].Actor == ev[j].Actor || ev[i].Decision == ev[j].Decision || !raceDependent(ev, window, i, j) {
+				continue
+			}
+			// A chain i -> k -> j through a third event k makes it no race.
+			chained := false
+			for w := 0; w < words && !chained; w++ {
+				chained = before[j][w]&after[i][w] != 0
+			}
+			if !chained {
+				out = append(out, race{i, j})
+			}
+		}
+	}
+	return out
+}
+
+// waitWindows maps each WaitStart and WaitEnd event to its unit's window:
+// the indices of its start and end.
+func waitWindows(ev []Event) map[int][2]int {
+	starts := map[sched.UnitRef]int{}
+	w := map[int][2]int{}
+	for i := range ev {
+		switch ev[i].Kind {
+		case WaitStart:
+			starts[ev[i].Ref] = i
+		case WaitEnd:
+			if s, ok := starts[ev[i].Ref]; ok {
+				w[s] = [2]int{s, i}
+				w[i] = [2]int{s, i}
+			}
+		}
+	}
+	return w
+}
+
+// inWindowOfBlocker reports whether event x is an event of an actor that
+// unit w (one of its wait events) waited on, inside w's wait.
+func inWindowOfBlocker(ev []Event, window map[int][2]int, w, x int) bool {
+	win, ok := window[w]
+	if !ok || x <= win[0] || x >= win[1] {
+		return false
+	}
+	for _, b := range ev[w].Blockers {
+		if b == ev[x].Actor {
+			return true
+		}
+	}
+	return false
+}
+
+// orderDependent is the dependence that orders events i < j for
+// happens-before: the full relation, except that a waiting unit's release
+// depends on its blocker's events during the wait only through visibility.
+func orderDependent(ev []Event, window map[int][2]int, i, j int) bool {
+	if ev[i].Kind == WaitStart && inWindowOfBlocker(ev, window, i, j) {
+		return visibleOnly(&ev[i], &ev[j])
+	}
+	return dependent(&ev[i], &ev[j])
+}
+
+// raceDependent is orderDependent without the pairs that cannot be pending
+// together: the end of a wait cannot come before the events of the actor
+// it waited on during the wait.
+func raceDependent(ev []Event, window map[int][2]int, i, j int) bool {
+	if ev[j].Kind == WaitEnd && inWindowOfBlocker(ev, window, j, i) {
+		return false
+	}
+	return orderDependent(ev, window, i, j)
+}
+
+// initials returns the candidates at the race's first event's decision
+// whose actor can start a reversal of the race (an initial of the events
+// after the first one that do not depend on it, followed by the second),
+// the second event's actor first when it qualifies.
+func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) []sched.Candidate {
+	ev := tr.Events
+	window := waitWindows(ev)
+	// v: events after first that do not happen after it, then second.
+	after := map[int]bool{r.first: true}
+	var v []int
+	for k := r.first + 1; k < r.second; k++ {
+		for a := range after {
+			if ev[a].Actor == ev[k].Actor || orderDependent(ev, window, a, k) {
+				after[k] = true
+				break
+			}
+		}
+		if !after[k] {
+			v = append(v, k)
+		}
+	}
+	v = append(v, r.second)
+	firstOf := map[int]int{} // actor -> its first event in v
+	var order []int
+	for idx, k := range v {
+		a := ev[k].Actor
+		if _, seen := firstOf[a]; seen {
+			continue
+		}
+		// An initial: nothing earlier in v happens before it.
+		ok := true
+		for _, p := range v[:idx] {
+			if ev[p].Actor == a || orderDependent(ev, window, p, k) {
+				ok = false
+				break
+			}
+		}
+		firstOf[a] = k
+		if ok {
+			order = append(order, a)
+		}
+	}
+	want := ev[r.second].Actor
+	var out []sched.Candidate
+	for _, pass := range []bool{true, false} {
+		for _, a := range order {
+			if (a == want) != pass {
+				continue
+			}
+			for _, c := range cands {
+				if c.Ref.Actor == a && c.Ref == ev[firstOf[a]].Ref {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+

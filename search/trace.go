@@ -1,0 +1,140 @@
+package search
+
+import (
+	"sort"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// Trace is an attempt as partial-order reduction sees it: its units as
+// events in the order they took effect, each with what it touched. The
+// engine builds it from the scheduler's record and PostgreSQL's answers;
+// search only compares relation names.
+type Trace struct {
+	Events []Event
+}
+
+// EventKind says which part of a unit an event is.
+type EventKind uint8
+
+const (
+	// Whole: a unit that did not wait: released and taking effect at once.
+	Whole EventKind = iota
+	// WaitStart: a unit that waited on a lock, at its release (its
+	// statement's snapshot is taken then).
+	WaitStart
+	// WaitEnd: the same unit when its wait ended and it took effect.
+	WaitEnd
+)
+
+// Event is one unit, or one end of a unit that waited on a lock.
+type Event struct {
+	Kind  EventKind
+	Ref   sched.UnitRef
+	Actor int
+	// Decision is the decision that released the unit (for a WaitEnd: the
+	// decision released just before the wait ended).
+	Decision int
+	// Blockers are the actors a waiting unit waited on.
+	Blockers []int
+
+	// Global: depends on every event of another actor.
+	Global bool
+	// Relations read, locked (row locks, FOR KEY SHARE of a parent) and
+	// written (sequences as "sequence NAME"), sorted.
+	Reads, Locks, Writes []string
+	// Snapshot: the first statement of a REPEATABLE READ or SERIALIZABLE
+	// transaction, which takes the snapshot every later statement of it
+	// sees.
+	Snapshot bool
+	// Serializable: part of a SERIALIZABLE transaction.
+	Serializable bool
+	// EndsTx: ends a transaction (COMMIT, ROLLBACK, an autocommit
+	// statement); TxReads, TxWrites and TxLocks are what the transaction
+	// did, this unit included.
+	EndsTx                     bool
+	TxReads, TxWrites, TxLocks []string
+}
+
+// dependent reports whether swapping x and y (of different actors), were
+// they adjacent, could change what either does or the database: the
+// conservative relation of docs/search.md.
+func dependent(x, y *Event) bool {
+	if x.Global || y.Global {
+		return true
+	}
+	// Row locks and writes on a common relation: one waits for the other,
+	// or their writes land in another order (sequences included).
+	if meets(x.Locks, y.Locks, y.Writes) || meets(x.Writes, y.Locks, y.Writes) {
+		return true
+	}
+	if visible(x, y) || visible(y, x) {
+		return true
+	}
+	if x.Serializable && y.Serializable && (meets(x.Reads, y.Writes, y.Locks) || meets(y.Reads, x.Writes, x.Locks) ||
+		(x.EndsTx && y.EndsTx && meets(all(x), all(y)))) {
+		return true
+	}
+	return false
+}
+
+// visible: x ends a transaction whose writes y would see or whose locks y
+// would wait for.
+func visible(x, y *Event) bool {
+	if !x.EndsTx {
+		return false
+	}
+	if meets(x.TxWrites, y.Reads, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes) {
+		return true
+	}
+	if y.Snapshot && len(x.TxWrites) > 0 {
+		return true // a new snapshot sees every commit
+	}
+	if x.Serializable && y.Serializable && meets(union(x.TxReads, x.TxWrites), y.Reads, y.Writes, y.Locks) {
+		return true
+	}
+	return false
+}
+
+// visibleOnly is dependence through visibility alone: a waiting unit's
+// release against the events of the actor it waits on, which cannot change
+// whether it waits (docs/search.md, "waiting units").
+func visibleOnly(x, y *Event) bool { return visible(x, y) || visible(y, x) }
+
+func all(e *Event) []string {
+	return union(e.TxReads, e.TxWrites, e.TxLocks, e.Reads, e.Writes, e.Locks)
+}
+
+// union merges sets of names into one sorted set.
+func union(sets ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range sets {
+		for _, n := range s {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// meets reports whether a shares a name with any of the others (all sorted).
+func meets(a []string, others ...[]string) bool {
+	for _, b := range others {
+		i, j := 0, 0
+		for i < len(a) && j < len(b) {
+			switch {
+			case a[i] == b[j]:
+				return true
+			case a[i] < b[j]:
+				i++
+			default:
+				j++
+			}
+		}
+	}
+	return false
+}
