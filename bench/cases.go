@@ -1,0 +1,136 @@
+package bench
+
+// Cases are the differential test's scenarios: the patterns of the race
+// suite, the handlers the reduction is for, and the traps
+// ../shared/notes/por-dependencies.md lists (isolation levels, triggers,
+// functions, sequences, savepoints, deadlocks, advisory locks, DDL, foreign
+// keys, partitions, views, several statements in one Query).
+func Cases() []Case {
+	counter := "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0);"
+	forUpdate := []Step{q("BEGIN"), q("SELECT n FROM counter WHERE id = 1 FOR UPDATE"), q("UPDATE counter SET n = n + 1 WHERE id = 1"), q("COMMIT")}
+	checkout := func(customer string) []Step {
+		return []Step{
+			q("BEGIN"),
+			q("SELECT items FROM carts WHERE customer = '" + customer + "'"),
+			q("SELECT stock FROM products WHERE id = 1 FOR UPDATE"),
+			q("INSERT INTO orders (customer, product) VALUES ('" + customer + "', 1)"),
+			q("UPDATE products SET stock = stock - 1 WHERE id = 1 AND stock > 0"),
+			q("INSERT INTO audit (what) VALUES ('" + customer + " bought 1')"),
+			q("COMMIT"),
+		}
+	}
+	shop := `CREATE TABLE products (id int PRIMARY KEY, stock int NOT NULL);
+		CREATE TABLE carts (customer text PRIMARY KEY, items int);
+		CREATE TABLE orders (id serial PRIMARY KEY, customer text, product int REFERENCES products);
+		CREATE TABLE audit (id serial PRIMARY KEY, what text);
+		INSERT INTO products VALUES (1, 2); INSERT INTO carts VALUES ('ann', 1), ('bo', 1), ('cy', 1);`
+	rr := func(steps ...Step) []Step {
+		return append([]Step{q("BEGIN ISOLATION LEVEL REPEATABLE READ")}, steps...)
+	}
+	ser := func(steps ...Step) []Step {
+		return append([]Step{q("BEGIN ISOLATION LEVEL SERIALIZABLE")}, steps...)
+	}
+	return []Case{
+		{Name: "lost-update", Setup: counter, Actors: [][]Step{
+			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = 1 WHERE id = 1")},
+			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = 1 WHERE id = 1")}}},
+		{Name: "atomic-increment", Setup: counter, Actors: [][]Step{
+			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n")},
+			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n")}}},
+		{Name: "for-update-2", Setup: counter, Actors: [][]Step{forUpdate, forUpdate}},
+		{Name: "for-update-3", Setup: counter, Actors: [][]Step{forUpdate, forUpdate, forUpdate}, Large: true},
+		{Name: "checkout-2", Setup: shop, Actors: [][]Step{checkout("ann"), checkout("bo")}},
+		{Name: "checkout-3", Setup: shop, Actors: [][]Step{checkout("ann"), checkout("bo"), checkout("cy")}, Large: true},
+		{Name: "disjoint-3", Setup: "CREATE TABLE a (n int); CREATE TABLE b (n int); CREATE TABLE c (n int); INSERT INTO a VALUES (0); INSERT INTO b VALUES (0); INSERT INTO c VALUES (0);",
+			Actors: [][]Step{
+				{q("UPDATE a SET n = n + 1"), q("SELECT n FROM a")},
+				{q("UPDATE b SET n = n + 1"), q("SELECT n FROM b")},
+				{q("UPDATE c SET n = n + 1"), q("SELECT n FROM c")}}},
+		{Name: "disjoint-transactions-3", Setup: "CREATE TABLE a (n int); CREATE TABLE b (n int); CREATE TABLE c (n int); INSERT INTO a VALUES (0); INSERT INTO b VALUES (0); INSERT INTO c VALUES (0);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("UPDATE a SET n = n + 1"), q("SELECT n FROM a"), q("COMMIT")},
+				{q("BEGIN"), q("UPDATE b SET n = n + 1"), q("SELECT n FROM b"), q("COMMIT")},
+				{q("BEGIN"), q("UPDATE c SET n = n + 1"), q("SELECT n FROM c"), q("COMMIT")}}, Large: true},
+		{Name: "readers-and-writer-3", Setup: counter, Actors: [][]Step{
+			{q("SELECT n FROM counter"), q("SELECT n + 1 FROM counter")},
+			{q("SELECT n FROM counter"), q("SELECT count(*) FROM counter")},
+			{q("BEGIN"), q("UPDATE counter SET n = 5"), q("COMMIT")}}},
+		{Name: "repeatable-read-increment", Setup: counter, Actors: [][]Step{
+			rr(q("SELECT n FROM counter WHERE id = 1"), keep("UPDATE counter SET n = n + 1 WHERE id = 1"), q("COMMIT")),
+			rr(q("SELECT n FROM counter WHERE id = 1"), keep("UPDATE counter SET n = n + 1 WHERE id = 1"), q("COMMIT"))}},
+		{Name: "repeatable-read-snapshot", Setup: counter, Actors: [][]Step{
+			rr(q("SELECT 1"), q("SELECT n FROM counter"), q("COMMIT")),
+			{q("UPDATE counter SET n = 7 WHERE id = 1")}}},
+		{Name: "serializable-write-skew", Setup: "CREATE TABLE doctors (name text PRIMARY KEY, on_call bool); INSERT INTO doctors VALUES ('a', true), ('b', true);",
+			Actors: [][]Step{
+				ser(q("SELECT count(*) FROM doctors WHERE on_call"), keep("UPDATE doctors SET on_call = false WHERE name = 'a'"), keep("COMMIT")),
+				ser(q("SELECT count(*) FROM doctors WHERE on_call"), keep("UPDATE doctors SET on_call = false WHERE name = 'b'"), keep("COMMIT"))}},
+		{Name: "serializable-3", Setup: counter + "CREATE TABLE log (n int);", Actors: [][]Step{
+			ser(q("SELECT n FROM counter"), keep("INSERT INTO log SELECT n FROM counter"), keep("COMMIT")),
+			ser(keep("UPDATE counter SET n = n + 1"), keep("COMMIT")),
+			ser(q("SELECT count(*) FROM log"), keep("COMMIT"))}, Large: true},
+		{Name: "mixed-isolation", Setup: counter, Actors: [][]Step{
+			rr(q("SELECT n FROM counter"), q("SELECT n FROM counter"), q("COMMIT")),
+			{q("BEGIN"), q("UPDATE counter SET n = n + 1"), q("COMMIT")}}},
+		{Name: "serial-ids", Setup: "CREATE TABLE t (id serial PRIMARY KEY, who text);", Actors: [][]Step{
+			{q("INSERT INTO t (who) VALUES ('a') RETURNING id")},
+			{q("INSERT INTO t (who) VALUES ('b') RETURNING id")},
+			{q("SELECT count(*) FROM t")}}},
+		{Name: "nextval", Setup: "CREATE SEQUENCE s; CREATE TABLE other (n int);", Actors: [][]Step{
+			{q("SELECT nextval('s')"), q("INSERT INTO other VALUES (1)")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "foreign-key", Setup: "CREATE TABLE parent (id int PRIMARY KEY); CREATE TABLE child (id int, p int REFERENCES parent ON DELETE CASCADE); INSERT INTO parent VALUES (1);",
+			Actors: [][]Step{
+				{q("BEGIN"), keep("INSERT INTO child VALUES (1, 1)"), q("COMMIT")},
+				{q("BEGIN"), keep("DELETE FROM parent WHERE id = 1"), q("COMMIT")}}},
+		{Name: "trigger", Setup: `CREATE TABLE t (n int); CREATE TABLE audit (n int);
+			CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit SELECT count(*) FROM audit; RETURN NEW; END $$;
+			CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION f();`, Actors: [][]Step{
+			{q("INSERT INTO t VALUES (1)")},
+			{q("INSERT INTO t VALUES (2)")},
+			{q("SELECT count(*) FROM audit")}}},
+		{Name: "user-function", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$;",
+			Actors: [][]Step{{q("SELECT bump()")}, {q("SELECT n FROM counter")}}},
+		{Name: "savepoints", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), q("SAVEPOINT s"), q("UPDATE counter SET n = n + 1"), q("ROLLBACK TO SAVEPOINT s"), q("UPDATE counter SET n = n + 10"), q("COMMIT")},
+			{q("SELECT n FROM counter"), q("UPDATE counter SET n = n * 2")}}},
+		{Name: "deadlock", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("COMMIT")},
+				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")}}},
+		{Name: "advisory-lock", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(1)"), q("UPDATE counter SET n = n + 1"), q("COMMIT")},
+			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(1)"), q("UPDATE counter SET n = n * 3"), q("COMMIT")}}},
+		{Name: "ddl-in-actor", Setup: counter, Actors: [][]Step{
+			{keep("CREATE TABLE IF NOT EXISTS extra (n int)"), keep("INSERT INTO extra VALUES (1)")},
+			{keep("CREATE TABLE IF NOT EXISTS extra (n int)"), keep("INSERT INTO extra VALUES (2)")}}},
+		{Name: "partitions", Setup: `CREATE TABLE ev (id int, d date) PARTITION BY RANGE (d);
+			CREATE TABLE ev_a PARTITION OF ev FOR VALUES FROM ('2026-01-01') TO ('2026-07-01');
+			CREATE TABLE ev_b PARTITION OF ev FOR VALUES FROM ('2026-07-01') TO ('2027-01-01');`, Actors: [][]Step{
+			{q("INSERT INTO ev VALUES (1, '2026-02-01')"), q("SELECT count(*) FROM ev_a")},
+			{q("SELECT count(*) FROM ev"), q("INSERT INTO ev_b VALUES (2, '2026-08-01')")}}},
+		{Name: "view", Setup: counter + "CREATE VIEW big AS SELECT * FROM counter WHERE n > 0;", Actors: [][]Step{
+			{q("SELECT count(*) FROM big")},
+			{q("UPDATE counter SET n = 3")}}},
+		{Name: "upsert", Setup: "CREATE TABLE kv (k text PRIMARY KEY, v int);", Actors: [][]Step{
+			{q("INSERT INTO kv VALUES ('a', 1) ON CONFLICT (k) DO UPDATE SET v = kv.v + 1 RETURNING v")},
+			{q("INSERT INTO kv VALUES ('a', 10) ON CONFLICT (k) DO UPDATE SET v = kv.v * 2 RETURNING v")}}},
+		{Name: "skip-locked-queue", Setup: "CREATE TABLE jobs (id int PRIMARY KEY, owner text); INSERT INTO jobs VALUES (1, NULL), (2, NULL);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("SELECT id FROM jobs WHERE owner IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"), q("UPDATE jobs SET owner = 'a' WHERE id = (SELECT min(id) FROM jobs WHERE owner IS NULL)"), q("COMMIT")},
+				{q("BEGIN"), q("SELECT id FROM jobs WHERE owner IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"), q("UPDATE jobs SET owner = 'b' WHERE id = (SELECT min(id) FROM jobs WHERE owner IS NULL)"), q("COMMIT")}}},
+		{Name: "multi-statement-query", Setup: counter, Actors: [][]Step{
+			{simple("BEGIN; UPDATE counter SET n = n + 1; COMMIT")},
+			{simple("SELECT n FROM counter; SELECT n * 2 FROM counter")}}},
+		{Name: "read-committed-requalify", Setup: "CREATE TABLE t (id int PRIMARY KEY, flag bool); INSERT INTO t VALUES (1, true), (2, false);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("UPDATE t SET flag = true WHERE id = 2"), q("UPDATE t SET flag = true WHERE id = 1"), q("COMMIT")},
+				{q("BEGIN"), q("SELECT id FROM t WHERE flag ORDER BY id FOR UPDATE"), q("COMMIT")}}},
+		{Name: "delete-vs-update", Setup: counter, Actors: [][]Step{
+			{q("DELETE FROM counter WHERE id = 1")},
+			{q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n")}}},
+		{Name: "temp-and-session", Setup: counter, Actors: [][]Step{
+			{q("SET application_name = 'x'"), q("SHOW application_name"), q("UPDATE counter SET n = n + 1")},
+			{q("SET search_path TO public"), q("SELECT n FROM counter")}}},
+	}
+}

@@ -1,0 +1,278 @@
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pginterleave/interleave"
+)
+
+// Case is a scenario for the differential test of partial-order reduction:
+// its every order is explored with and without reduction, and the sets of
+// behaviours must be the same.
+type Case struct {
+	Name   string
+	Setup  string
+	Actors [][]Step
+	// Large cases take thousands of orders without reduction: the
+	// benchmark runs them, CI does not.
+	Large bool
+}
+
+// Step is one statement an actor runs, or a control instruction.
+type Step struct {
+	SQL string
+	// Simple sends it with the simple protocol (one Query, which may hold
+	// several statements); otherwise pgx's extended protocol.
+	Simple bool
+	// Retry, on an actor: on SQLSTATE 40P01 or 40001, roll back and start
+	// the actor's steps again (at most 5 times).
+	Retry bool
+	// Keep goes on after an error (the next step usually rolls back).
+	Keep bool
+}
+
+func q(sql string) Step      { return Step{SQL: sql} }
+func simple(sql string) Step { return Step{SQL: sql, Simple: true} }
+func keep(sql string) Step   { return Step{SQL: sql, Keep: true} }
+
+// Behaviour is what one attempt did, as the differential test compares it:
+// each actor's results and errors, and the database at the end.
+type Behaviour string
+
+// Recorder collects the behaviours of a search.
+type Recorder struct {
+	mu   sync.Mutex
+	Seen map[Behaviour]int
+}
+
+// Scenario builds the case as an interleave scenario whose invariant
+// records each attempt's behaviour and never fails, so that the search
+// explores every order.
+func (c Case) Scenario(rec *Recorder) interleave.Scenario {
+	sc := interleave.Scenario{
+		Name:              "diff-" + c.Name,
+		HandleActorErrors: true,
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, c.Setup)
+			return err
+		},
+		Invariant: func(ctx context.Context, db *pgx.Conn, results []interleave.ActorResult) error {
+			b, err := behaviour(ctx, db, results)
+			if err != nil {
+				return fmt.Errorf("%w: %v", interleave.ErrHarness, err)
+			}
+			rec.mu.Lock()
+			if rec.Seen == nil {
+				rec.Seen = map[Behaviour]int{}
+			}
+			rec.Seen[b]++
+			rec.mu.Unlock()
+			return nil
+		},
+	}
+	for i, steps := range c.Actors {
+		sc.Actors = append(sc.Actors, interleave.Actor{Name: fmt.Sprintf("a%d", i+1), Run: runSteps(steps)})
+	}
+	return sc
+}
+
+// runSteps runs an actor's steps on one connection and returns what each
+// statement returned (its rows as text), or the first error's SQLSTATE.
+func runSteps(steps []Step) func(ctx context.Context, cs string) (any, error) {
+	return func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		retry := len(steps) > 0 && steps[0].Retry
+		var out []string
+		for try := 0; ; try++ {
+			out = out[:0]
+			err := func() error {
+				for _, s := range steps {
+					if s.SQL == "" {
+						continue
+					}
+					rows, err := runStep(ctx, c, s)
+					if err != nil {
+						out = append(out, "ERROR "+sqlState(err))
+						if s.Keep {
+							continue
+						}
+						return err
+					}
+					out = append(out, rows)
+				}
+				return nil
+			}()
+			if err == nil {
+				return out, nil
+			}
+			st := sqlState(err)
+			if retry && (st == "40P01" || st == "40001") && try < 5 {
+				if _, rerr := c.Exec(ctx, "ROLLBACK"); rerr != nil {
+					return out, rerr
+				}
+				continue
+			}
+			return out, err
+		}
+	}
+}
+
+func runStep(ctx context.Context, c *pgx.Conn, s Step) (string, error) {
+	if s.Simple {
+		results, err := c.PgConn().Exec(ctx, s.SQL).ReadAll()
+		if err != nil {
+			return "", err
+		}
+		var parts []string
+		for _, r := range results {
+			if r.Err != nil {
+				return "", r.Err
+			}
+			for _, row := range r.Rows {
+				var vals []string
+				for _, v := range row {
+					vals = append(vals, string(v))
+				}
+				parts = append(parts, strings.Join(vals, ","))
+			}
+		}
+		return strings.Join(parts, ";"), nil
+	}
+	rows, err := c.Query(ctx, s.SQL)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprint(vals...))
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	return strings.Join(parts, ";"), nil
+}
+
+// behaviour is each actor's results and error, and a hash of every user
+// table's rows (and sequence's state).
+func behaviour(ctx context.Context, db *pgx.Conn, results []interleave.ActorResult) (Behaviour, error) {
+	var b strings.Builder
+	for _, r := range results {
+		fmt.Fprintf(&b, "%s=%v", r.Actor, r.Value)
+		if r.Err != nil {
+			var pe *pgconn.PgError
+			if errors.As(r.Err, &pe) {
+				fmt.Fprintf(&b, " error %s", pe.Code)
+			} else {
+				fmt.Fprintf(&b, " error %v", r.Err)
+			}
+		}
+		b.WriteString("; ")
+	}
+	rows, err := db.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname), c.relkind FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'S') AND n.nspname = 'public' ORDER BY 1`)
+	if err != nil {
+		return "", err
+	}
+	type rel struct {
+		name string
+		kind byte
+	}
+	var rels []rel
+	for rows.Next() {
+		var r rel
+		var k string
+		if err := rows.Scan(&r.name, &k); err != nil {
+			return "", err
+		}
+		r.kind = k[0]
+		rels = append(rels, r)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, r := range rels {
+		var s *string
+		q := "SELECT string_agg(t::text, E'\\n' ORDER BY t::text) FROM " + r.name + " t"
+		if r.kind == 'S' {
+			q = "SELECT last_value::text || ' ' || is_called::text FROM " + r.name
+		}
+		if err := db.QueryRow(ctx, q).Scan(&s); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s:", r.name)
+		if s != nil {
+			h.Write([]byte(*s))
+		}
+		h.Write([]byte{0})
+	}
+	b.WriteString("db " + hex.EncodeToString(h.Sum(nil))[:16])
+	return Behaviour(b.String()), nil
+}
+
+// Differential is the outcome of one case explored both ways.
+type Differential struct {
+	Case                 string
+	Full, Reduced        int // attempts
+	Behaviours           int // distinct behaviours without reduction
+	Lost, Extra          []Behaviour
+	FullTime, ReduceTime time.Duration
+	FullStop, ReduceStop string
+}
+
+// RunDifferential explores c with and without reduction on server opts
+// and compares the behaviours.
+func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Differential, error) {
+	d := &Differential{Case: c.Name}
+	var recs [2]Recorder
+	for i, red := range []string{"none", "por"} {
+		o := opts
+		if err := o.Search.Reduction.Set(red); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		res, err := interleave.Explore(ctx, c.Scenario(&recs[i]), o)
+		if err != nil {
+			return nil, fmt.Errorf("%s (reduction %s): %w", c.Name, red, err)
+		}
+		if res.Outcome != interleave.OutcomePass {
+			return nil, fmt.Errorf("%s (reduction %s): %s: %s", c.Name, red, res.Outcome, res.Message)
+		}
+		if i == 0 {
+			d.Full, d.FullTime, d.FullStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
+		} else {
+			d.Reduced, d.ReduceTime, d.ReduceStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
+		}
+	}
+	d.Behaviours = len(recs[0].Seen)
+	for b := range recs[0].Seen {
+		if recs[1].Seen[b] == 0 {
+			d.Lost = append(d.Lost, b)
+		}
+	}
+	for b := range recs[1].Seen {
+		if recs[0].Seen[b] == 0 {
+			d.Extra = append(d.Extra, b)
+		}
+	}
+	sort.Slice(d.Lost, func(i, j int) bool { return d.Lost[i] < d.Lost[j] })
+	return d, nil
+}

@@ -1,0 +1,41 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/pginterleave/interleave"
+)
+
+var large = flag.Bool("large", false, "also run the differential cases that take thousands of orders without reduction")
+
+// TestReductionLosesNoBehaviour explores every case fully with and without
+// partial-order reduction and requires the same set of behaviours (each
+// actor's results and errors, and the database at the end).
+func TestReductionLosesNoBehaviour(t *testing.T) {
+	for _, c := range Cases() {
+		if c.Large && !*large {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			defer cancel()
+			d, err := RunDifferential(ctx, c, interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d behaviours; %d orders without reduction (%v), %d with (%v)", d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond))
+			for _, b := range d.Lost {
+				t.Errorf("lost by the reduction: %s", b)
+			}
+			for _, b := range d.Extra {
+				t.Errorf("seen only with the reduction (the scenario is not deterministic?): %s", b)
+			}
+			if d.Reduced > d.Full {
+				t.Errorf("the reduction ran %d orders, more than the %d of the full search", d.Reduced, d.Full)
+			}
+		})
+	}
+}
