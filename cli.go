@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/supervise"
 	"github.com/spf13/cobra"
 )
 
@@ -58,6 +59,7 @@ func runCLI(args []string, stdout, stderr io.Writer, base, defaults Options, sce
 	var sig atomic.Int32
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	supervise.NotifyParentExit(sigs) // started by `interleave run`: its death is a hangup
 	defer signal.Stop(sigs)
 	go func() {
 		for s := range sigs {
