@@ -38,6 +38,7 @@ type watchdog struct {
 	enc    *json.Encoder
 	groups map[int]message
 	dirs   map[string]bool
+	pid    int // the helper's, for tests
 }
 
 var theWatchdog = &watchdog{groups: map[int]message{}, dirs: map[string]bool{}}
@@ -103,7 +104,7 @@ func (w *watchdog) start() error {
 		return fmt.Errorf("supervise: start the watchdog: %w", err)
 	}
 	go func() { _ = cmd.Wait() }() // reap it if it ends before we do
-	w.w, w.enc = wr, json.NewEncoder(wr)
+	w.w, w.enc, w.pid = wr, json.NewEncoder(wr), cmd.Process.Pid
 	for _, g := range w.groups {
 		if err := w.enc.Encode(g); err != nil {
 			return fmt.Errorf("supervise: talk to the watchdog: %w", err)
@@ -193,15 +194,14 @@ func runWatchdog(control *os.File) {
 }
 
 // stopGroup sends sig (if any) to process group pgid, waits up to grace for
-// it to end, then kills what is left and waits for that too.
+// it to end (a cooperative child stops by itself, with no signal), then
+// kills what is left and waits for that too.
 func stopGroup(pgid int, sig syscall.Signal, grace time.Duration) {
-	if sig != 0 {
-		if syscall.Kill(-pgid, sig) != nil {
-			return
-		}
-		if waitGroupGone(pgid, grace) {
-			return
-		}
+	if sig != 0 && syscall.Kill(-pgid, sig) != nil {
+		return
+	}
+	if grace > 0 && waitGroupGone(pgid, grace) {
+		return
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	waitGroupGone(pgid, 5*time.Second)
