@@ -24,6 +24,22 @@ import (
 const serverHelperEnv = "PGSERVER_TEST_HELPER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serverHelperEnv) == "createdb" {
+		ext, err := OpenExternal(context.Background(), os.Getenv("PGSERVER_TEST_URL"), nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		name, err := ext.CreateDatabase(context.Background())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		fmt.Println(name)
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
 	if os.Getenv(serverHelperEnv) == "serve" {
 		srv, err := StartLocal(context.Background(), LocalOptions{})
 		if err != nil {
