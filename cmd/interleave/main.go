@@ -48,6 +48,7 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		reportCommand(),
 		traceCommand(),
 		cleanCommand(),
+		postgresCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
