@@ -84,6 +84,9 @@ func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkServerAccount(); err != nil {
+		return nil, err
+	}
 	runAs, err := serverAccount()
 	if err != nil {
 		return nil, err

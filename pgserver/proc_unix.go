@@ -16,6 +16,10 @@ const unixSockets = true
 
 func exe(name string) string { return name }
 
+// checkServerAccount: on Unix root is handled by running the server as an
+// unprivileged account (serverAccount).
+func checkServerAccount() error { return nil }
+
 // apply makes cmd run as a (nil: unchanged).
 func (a *account) apply(cmd *exec.Cmd) {
 	if a == nil {

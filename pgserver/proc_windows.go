@@ -1,13 +1,24 @@
 package pgserver
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/pginterleave/interleave/supervise"
+	"golang.org/x/sys/windows"
 )
+
+// checkServerAccount: PostgreSQL refuses to start from an elevated
+// (Administrator) process; say so in one line instead of relaying its log.
+func checkServerAccount() error {
+	if windows.GetCurrentProcessToken().IsElevated() {
+		return errors.New("PostgreSQL refuses to run with administrative rights, and this is an elevated (Administrator) prompt: run interleave from a normal prompt, or pass --database-url")
+	}
+	return nil
+}
 
 // quitSignal is only the watchdog's, which Windows does not use (the job
 // object kills the server).

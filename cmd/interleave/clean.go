@@ -29,7 +29,7 @@ running in one, only when their owner record says they are this user's, were
 made on this host, and the process that made them is dead. With --database-url,
 the interleave_<16 hex> databases on that server that carry Interleave's mark,
 that no live run holds (an advisory lock) and that nobody is connected to are
-dropped. Nothing else is ever touched. See docs/reliability.md.`,
+dropped. Nothing else is ever touched. See docs/supervision.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
