@@ -15,15 +15,22 @@ import (
 // kill -9 of `interleave run` in the middle of a search: the scenario program
 // it built learns of it through its lifeline, stops its server and removes
 // its directory; the build directory goes too. Nothing is left running or on
-// disk, with Linux's extras and on the portable path.
+// disk, with Linux's extras and on the portable path. kill -9 of the
+// scenario program instead: its watchdog stops its server and removes the
+// directory, and the CLI removes the build directory.
 func TestKill9OfRunLeavesNothingBehind(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "interleave")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	root, _ := filepath.Abs("../..")
-	for _, portable := range []bool{false, true} {
-		t.Run("portable="+strconv.FormatBool(portable), func(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		portable bool
+		victim   string // "run" or "program"
+	}{{"run/linux-extras", false, "run"}, {"run/portable", true, "run"}, {"program/portable", true, "program"}} {
+		portable := tc.portable
+		t.Run(tc.name, func(t *testing.T) {
 			// Short enough for the server's socket path (else it goes to /tmp).
 			tmp, err := os.MkdirTemp("", "k9-")
 			if err != nil {
@@ -61,10 +68,17 @@ func TestKill9OfRunLeavesNothingBehind(t *testing.T) {
 				_ = syscall.Kill(-postmaster, syscall.SIGKILL)
 				_ = syscall.Kill(program, syscall.SIGKILL)
 			})
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			victim := cmd.Process.Pid
+			if tc.victim == "program" {
+				victim = program // the CLI reports 137; the program's watchdog cleans up
+			}
+			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); tc.victim == "program" && code != 137 {
+				t.Errorf("interleave exited %d after its scenario program was killed; want 137", code)
+			}
 			waitFor(t, "the scenario program to end", func() bool { return !supervise.Alive(program) })
 			waitFor(t, "the postmaster to end", func() bool { return !supervise.Alive(postmaster) })
 			for _, dir := range []string{cluster, build} {
