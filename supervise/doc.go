@@ -36,6 +36,14 @@
 // (Pdeathsig). Setting INTERLEAVE_SUPERVISE=portable turns the extras off, so
 // that the Linux tests exercise exactly the path macOS takes.
 //
+// The watchdog is started lazily, once per process, by the first supervised
+// child or work directory. It runs from this package's init (when
+// INTERLEAVE_SUPERVISE_ROLE=watchdog), so any binary that links the package
+// can serve, test binaries included; packages the binary initialises before
+// this one run their init in the watchdog too. On Windows there is no
+// watchdog: a process started in the instant before its job assignment
+// could escape the job, and leftover directories wait for the sweep.
+//
 // # What a kill -9 can still leave, and the sweep
 //
 // If the watchdog dies together with its parent (a kill -9 of both, an
