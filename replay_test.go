@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,7 +46,8 @@ func tempProgram(t *testing.T) (dir, bin string) {
 		t.Fatal(err)
 	}
 	requires := string(gomod[strings.Index(string(gomod), "require"):])
-	mod := "module example.com/countertest\n\ngo 1.26\n\n" + requires + "\nrequire github.com/pginterleave/interleave v0.0.0\n\nreplace github.com/pginterleave/interleave => " + root + "\n"
+	goLine := regexp.MustCompile(`(?m)^go [0-9.]+$`).FindString(string(gomod)) // the oldest Go this module supports
+	mod := "module example.com/countertest\n\n" + goLine + "\n\n" + requires + "\nrequire github.com/pginterleave/interleave v0.0.0\n\nreplace github.com/pginterleave/interleave => " + root + "\n"
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	main := `package main
 

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +19,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // Config are the numbers of a measurement; DefaultConfig is the one
@@ -362,7 +362,7 @@ func runTogether(ctx context.Context, c *Case, root string, v Version, connStrin
 			"DATABASE_URL="+connString, "PGHOST="+u.Hostname(), "PGPORT="+u.Port(),
 			"PGDATABASE="+strings.TrimPrefix(u.Path, "/"), "PGUSER="+u.User.Username(), "PGSSLMODE=disable",
 			"INTERLEAVE_ACTOR="+name)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		supervise.Prepare(cmd)
 		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
 		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
 		cmds[i] = cmd
@@ -370,14 +370,14 @@ func runTogether(ctx context.Context, c *Case, root string, v Version, connStrin
 	}
 	var wg sync.WaitGroup
 	for i, cmd := range cmds {
-		if err := cmd.Start(); err != nil {
+		if err := supervise.Start(cmd); err != nil {
 			results[i].Err = err
 			continue
 		}
 		wg.Add(1)
 		go func(i int, cmd *exec.Cmd) {
 			defer wg.Done()
-			if err := cmd.Wait(); err != nil {
+			if err := supervise.Wait(cmd); err != nil {
 				results[i].Err = fmt.Errorf("node exited: %v: %s", err, tail(errs[i].String(), 500))
 			}
 		}(i, cmd)

@@ -10,8 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // CommandOptions configure a command actor.
@@ -52,17 +53,13 @@ func runCommand(ctx context.Context, name string, argv []string, opts CommandOpt
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = opts.Dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	supervise.Prepare(cmd) // own kill domain; cancellation kills the tree; never outlives us
 	cmd.WaitDelay = 2 * time.Second
 	var stdout limitedBuffer
 	var stderr tailBuffer
 	stdout.max, stderr.max = maxCommandOutput, stderrTail
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // children left behind
-	}
+	err = supervise.Run(cmd) // kills the children it left behind
 	tail := strings.TrimSpace(stderr.String())
 	if password != "" {
 		tail = strings.ReplaceAll(tail, password, "REDACTED")

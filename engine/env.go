@@ -13,6 +13,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/fingerprint"
+	"github.com/pginterleave/interleave/footprint"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
 )
@@ -25,6 +26,8 @@ type env struct {
 
 	mu sync.Mutex
 	fp *artifact.Fingerprint // program, server and database after setup
+
+	footprints *footprint.Cache // what statements touch, shared by workers
 }
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
@@ -45,7 +48,7 @@ func maxConnectionsFor(workers int) int { return 20 + workers*(8*4+4) }
 // openEnvWith starts the server side with an already computed program
 // fingerprint.
 func openEnvWith(ctx context.Context, opts Options, workers int, fp *artifact.Fingerprint) (*env, error) {
-	e := &env{opts: opts, fp: fp}
+	e := &env{opts: opts, fp: fp, footprints: footprint.NewCache()}
 	so := opts.Server
 	var err error
 	switch {

@@ -67,6 +67,12 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		return nil, err
 	}
 	so := e.opts.Search
+	// Partial-order reduction needs each actor to be one sequence of units:
+	// a connection pool's goroutines are not.
+	reduce := so.Reduction == search.POR && !so.Strategy.Sampled() && e.opts.Proxy.Connections != MultiProducer
+	if so.Reduction == search.POR && !reduce {
+		so.Reduction = search.NoReduction
+	}
 	workers := make([]*worker, so.Workers)
 	workerErrs := make([]error, so.Workers)
 	workers[0] = w0
@@ -102,6 +108,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		rep := search.Report{Failed: r.Outcome.Failed(), Inconclusive: r.Outcome == OutcomeInconclusive}
 		if r.Sched != nil {
 			rep.Decisions = r.Sched.Decisions
+		}
+		if reduce && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) {
+			rep.Trace = w.reductionTrace(ctx, r)
 		}
 		switch {
 		case errors.Is(r.SchedErr, search.ErrDiverged):

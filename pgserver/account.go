@@ -5,6 +5,13 @@ import (
 	"strconv"
 )
 
+// account is the unprivileged account the server runs as when Interleave
+// runs as root (initdb and postgres refuse root). nil means this process's
+// own account.
+type account struct {
+	Uid, Gid uint32
+}
+
 func lookupAccount(name string) (uid, gid uint32, ok bool) {
 	u, err := user.Lookup(name)
 	if err != nil {

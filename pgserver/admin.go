@@ -24,6 +24,8 @@ func newAdmin(connString string) *admin {
 }
 
 // connect returns the maintenance connection; callers hold a.mu.
+// A new connection takes the advisory locks of every database still owned
+// again: they are what tells a sweep that a live run holds them.
 func (a *admin) connect(ctx context.Context) (*pgx.Conn, error) {
 	if a.conn != nil && !a.conn.IsClosed() {
 		return a.conn, nil
@@ -31,6 +33,13 @@ func (a *admin) connect(ctx context.Context) (*pgx.Conn, error) {
 	c, err := pgx.Connect(ctx, a.connString)
 	if err != nil {
 		return nil, err
+	}
+	for name := range a.owned {
+		hi, lo := databaseLockKeys(name)
+		if _, err := c.Exec(ctx, "SELECT pg_advisory_lock($1, $2)", hi, lo); err != nil {
+			_ = c.Close(ctx)
+			return nil, fmt.Errorf("hold the lock of database %s: %w", name, err)
+		}
 	}
 	a.conn = c
 	return c, nil
@@ -48,6 +57,15 @@ func (a *admin) create(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	a.owned[name] = true
+	// Mark it as Interleave's and hold its advisory lock for as long as this
+	// run lives: a sweep drops only marked databases nobody holds (see
+	// SweepDatabases). One round trip.
+	hi, lo := databaseLockKeys(name)
+	claim := fmt.Sprintf("COMMENT ON DATABASE %s IS %s; SELECT pg_advisory_lock(%d, %d)",
+		pgx.Identifier{name}.Sanitize(), quoteLiteral(ownerComment()), hi, lo)
+	if _, err := c.Exec(ctx, claim, pgx.QueryExecModeSimpleProtocol); err != nil {
+		return name, fmt.Errorf("mark database %s as Interleave's: %w", name, err)
+	}
 	return name, nil
 }
 
@@ -65,6 +83,8 @@ func (a *admin) drop(ctx context.Context, name string) error {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
 	delete(a.owned, name)
+	hi, lo := databaseLockKeys(name)
+	_, _ = c.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", hi, lo)
 	return nil
 }
 

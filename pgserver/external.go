@@ -58,6 +58,9 @@ func OpenExternal(ctx context.Context, rawURL string, upstreamTLS *tls.Config) (
 		return nil, fmt.Errorf("the account %s on %s may not create databases; grant CREATEDB or use another account", cfg.User, e.Describe())
 	}
 	e.admin = newAdmin(rawURL)
+	// Databases that runs killed outright left here, unheld and old enough,
+	// are dropped now (best effort: a failure must not stop this run).
+	_, _ = SweepDatabases(ctx, rawURL, DatabaseSweepOptions{MinAge: DefaultDatabaseMinAge})
 	return e, nil
 }
 

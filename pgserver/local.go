@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // LocalOptions configures a managed throwaway cluster.
@@ -83,8 +83,12 @@ func TestSpeedSettings() [][2]string { return append([][2]string(nil), testSpeed
 // StartLocal initialises and starts a throwaway cluster. On error nothing is
 // left behind.
 func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {
+	sweepLeftoversOnce(opts.Logf)
 	bin, err := FindBinDir(opts.BinDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkServerAccount(); err != nil {
 		return nil, err
 	}
 	runAs, err := serverAccount()
@@ -98,7 +102,7 @@ func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {
 	l := &Local{binDir: bin, root: root, sockDir: root, user: "postgres", exited: make(chan struct{})}
 	defer func() {
 		if err != nil {
-			_ = os.RemoveAll(root)
+			_ = supervise.RemoveAll(root)
 		}
 	}()
 	if opts.Auth == "" {
@@ -138,33 +142,35 @@ func StartLocal(ctx context.Context, opts LocalOptions) (_ *Local, err error) {
 
 // serverAccount is the account the server runs as: the current user, or an
 // unprivileged one when running as root (initdb and postgres refuse root).
-func serverAccount() (*syscall.Credential, error) {
+func serverAccount() (*account, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
 	for _, name := range []string{"postgres", "nobody"} {
 		uid, gid, ok := lookupAccount(name)
 		if ok {
-			return &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}, nil
+			return &account{Uid: uid, Gid: gid}, nil
 		}
 	}
 	return nil, errors.New("running as root, and neither a postgres nor a nobody account exists to run PostgreSQL as; create one (useradd postgres) or run as an ordinary user")
 }
 
-func makeRoot(runAs *syscall.Credential) (string, error) {
+func makeRoot(runAs *account) (string, error) {
 	base := os.TempDir()
 	// The socket path is limited to about 103 bytes, and the server's account
 	// must be able to reach the directory.
-	if len(base) > 60 || (runAs != nil && !worldSearchable(base)) {
+	if unixSockets && (len(base) > 60 || (runAs != nil && !worldSearchable(base))) {
 		base = "/tmp"
 	}
-	root, err := os.MkdirTemp(base, "interleave-pg-")
+	// The directory carries an owner record: if this process dies with the
+	// watchdog, the next run or `interleave clean` removes it.
+	root, err := supervise.MkdirTemp(base, "interleave-pg-")
 	if err != nil {
 		return "", fmt.Errorf("create a temporary directory for PostgreSQL: %w", err)
 	}
 	if runAs != nil {
 		if err := os.Chown(root, int(runAs.Uid), int(runAs.Gid)); err != nil {
-			_ = os.RemoveAll(root)
+			_ = supervise.RemoveAll(root)
 			return "", fmt.Errorf("hand %s to the server account: %w", root, err)
 		}
 	}
@@ -187,9 +193,18 @@ func worldSearchable(dir string) bool {
 }
 
 func (l *Local) dataDir() string { return filepath.Join(l.root, "data") }
+
+// socketSetting is unix_socket_directories: the private directory, or none
+// where the managed server is reached over loopback TCP only.
+func (l *Local) socketSetting() string {
+	if !unixSockets {
+		return ""
+	}
+	return l.sockDir
+}
 func (l *Local) logPath() string { return filepath.Join(l.root, "postgres.log") }
 
-func (l *Local) initdb(ctx context.Context, runAs *syscall.Credential, auth string) error {
+func (l *Local) initdb(ctx context.Context, runAs *account, auth string) error {
 	args := []string{"-D", l.dataDir(), "-U", l.user, "--no-sync", "-E", "UTF8", "--locale=C"}
 	if auth == "trust" {
 		args = append(args, "-A", "trust")
@@ -205,15 +220,17 @@ func (l *Local) initdb(ctx context.Context, runAs *syscall.Credential, auth stri
 		defer os.Remove(pwfile)
 		args = append(args, "-A", auth, "--pwfile", pwfile)
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(l.binDir, "initdb"), args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: runAs, Setpgid: true}
+	cmd := exec.CommandContext(ctx, filepath.Join(l.binDir, exe("initdb")), args...)
+	runAs.apply(cmd)
+	supervise.Prepare(cmd, supervise.InDir(l.root))
 	cmd.Env = serverEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := supervise.Run(cmd); err != nil {
 		if runAs != nil && errors.Is(err, fs.ErrPermission) && !worldSearchable(l.binDir) {
 			return fmt.Errorf("initdb failed: PostgreSQL's binaries in %s cannot be run by uid %d, the account the server runs as when Interleave runs as root (a directory above them is not searchable by others); put them in a directory every user can reach (for example /usr/local/pgsql or /var/cache), or run as an ordinary user", l.binDir, runAs.Uid)
 		}
-		return fmt.Errorf("initdb failed (%v): %s", err, tail(string(out), 800))
+		return fmt.Errorf("initdb failed (%v): %s", err, tail(out.String(), 800))
 	}
 	return nil
 }
@@ -228,7 +245,7 @@ func serverEnv() []string {
 	return env
 }
 
-func (l *Local) start(ctx context.Context, runAs *syscall.Credential, opts LocalOptions) error {
+func (l *Local) start(ctx context.Context, runAs *account, opts LocalOptions) error {
 	maxConn := opts.MaxConnections
 	if maxConn <= 0 {
 		maxConn = 100
@@ -240,7 +257,7 @@ func (l *Local) start(ctx context.Context, runAs *syscall.Credential, opts Local
 			return err
 		}
 		l.port = port
-		args := []string{"-D", l.dataDir(), "-k", l.sockDir, "-p", strconv.Itoa(port),
+		args := []string{"-D", l.dataDir(), "-c", "unix_socket_directories=" + l.socketSetting(), "-p", strconv.Itoa(port),
 			"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=" + strconv.Itoa(maxConn)}
 		for _, kv := range testSpeedSettings {
 			args = append(args, "-c", kv[0]+"="+kv[1])
@@ -252,21 +269,23 @@ func (l *Local) start(ctx context.Context, runAs *syscall.Credential, opts Local
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(filepath.Join(l.binDir, "postgres"), args...)
+		cmd := exec.Command(filepath.Join(l.binDir, exe("postgres")), args...)
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.Env = serverEnv()
-		// Own process group: a terminal's Ctrl+C reaches us, not the server,
-		// so that shutdown happens in order. Pdeathsig stops the server if
-		// this process is killed outright.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: runAs, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
-		if err := cmd.Start(); err != nil {
+		// Supervised: a kill domain of its own (a terminal's Ctrl+C reaches
+		// us, not the server, so that shutdown happens in order), and if this
+		// process dies the server gets an immediate shutdown (SIGQUIT, then
+		// a kill after 5s) and its directory is removed.
+		runAs.apply(cmd)
+		supervise.Prepare(cmd, supervise.StopWith(quitSignal, 5*time.Second), supervise.InDir(l.root))
+		if err := supervise.Start(cmd); err != nil {
 			logf.Close()
 			return fmt.Errorf("start postgres: %w", err)
 		}
 		logf.Close()
 		l.cmd = cmd
 		l.exited = make(chan struct{})
-		go func(ch chan struct{}) { l.exitErr = cmd.Wait(); close(ch) }(l.exited)
+		go func(ch chan struct{}) { l.exitErr = supervise.Wait(cmd); close(ch) }(l.exited)
 		err = l.waitReady(ctx)
 		if err == nil {
 			return nil
@@ -326,27 +345,6 @@ func (l *Local) queryVersion(ctx context.Context) (string, error) {
 	return v, err
 }
 
-// stop shuts the server down: fast shutdown, then immediate, then kill.
-func (l *Local) stop() {
-	if l.cmd == nil || l.cmd.Process == nil {
-		return
-	}
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{syscall.SIGINT, 10 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
-		_ = l.cmd.Process.Signal(step.sig)
-		select {
-		case <-l.exited:
-			// The postmaster is gone; its children follow it. Kill any
-			// stragglers in its process group.
-			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
-			return
-		case <-time.After(step.wait):
-		}
-	}
-}
-
 // Endpoint is the server's Unix socket, or with TLS its loopback port.
 func (l *Local) Endpoint() Endpoint {
 	if l.caFile != "" {
@@ -354,6 +352,9 @@ func (l *Local) Endpoint() Endpoint {
 		if err == nil {
 			return Endpoint{Network: "tcp", Address: "127.0.0.1:" + strconv.Itoa(l.port), TLS: cfg}
 		}
+	}
+	if !unixSockets {
+		return Endpoint{Network: "tcp", Address: "127.0.0.1:" + strconv.Itoa(l.port)}
 	}
 	return Endpoint{Network: "unix", Address: filepath.Join(l.sockDir, ".s.PGSQL."+strconv.Itoa(l.port))}
 }
@@ -369,7 +370,11 @@ func (l *Local) ConnString(database string) string {
 	} else {
 		u.User = url.User(l.user)
 	}
-	q := url.Values{"host": {l.sockDir}, "port": {strconv.Itoa(l.port)}, "sslmode": {"disable"}}
+	host := l.sockDir
+	if !unixSockets {
+		host = "127.0.0.1"
+	}
+	q := url.Values{"host": {host}, "port": {strconv.Itoa(l.port)}, "sslmode": {"disable"}}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -414,7 +419,7 @@ func (l *Local) Close() error {
 			l.admin.mu.Unlock()
 		}
 		l.stop()
-		l.closeErr = os.RemoveAll(l.root)
+		l.closeErr = supervise.RemoveAll(l.root)
 	})
 	return l.closeErr
 }

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/supervise"
 )
 
 func TestLocalLifecycleAndReset(t *testing.T) {
@@ -88,7 +88,7 @@ func TestLocalLifecycleAndReset(t *testing.T) {
 	if _, err := os.Stat(root); !os.IsNotExist(err) {
 		t.Fatalf("temporary directory %s still exists after Close (%v)", root, err)
 	}
-	if err := syscall.Kill(pid, 0); err == nil {
+	if supervise.Alive(pid) {
 		t.Fatalf("postmaster %d still running after Close", pid)
 	}
 }

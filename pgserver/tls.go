@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -41,7 +40,7 @@ func TLSConfig(serverName, caFile string) (*tls.Config, error) {
 // writeTestCertificates creates a throwaway CA and a server certificate for
 // 127.0.0.1 and localhost in dir (the key readable only by the server's
 // account) and returns the CA file's path.
-func writeTestCertificates(dir string, runAs *syscall.Credential) (caFile string, err error) {
+func writeTestCertificates(dir string, runAs *account) (caFile string, err error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", err

@@ -11,10 +11,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // directEnv is the environment of setup and invariant commands: the direct
@@ -71,15 +71,11 @@ func runCommand(ctx context.Context, cmd command, env []string, password string)
 	c := exec.CommandContext(ctx, cmd.argv[0], cmd.argv[1:]...)
 	c.Dir = cmd.dir
 	c.Env = append(append([]string{}, env...), cmd.env...)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	supervise.Prepare(c) // own kill domain; cancellation kills the tree; never outlives us
 	c.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
-	err := c.Run()
-	if c.Process != nil {
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) // children left behind
-	}
+	err := supervise.Run(c) // kills the children it left behind
 	tail := stderr.String()
 	if len(tail) > stderrTail {
 		tail = tail[len(tail)-stderrTail:]

@@ -359,4 +359,3 @@ func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) []sched.
 	}
 	return out
 }
-

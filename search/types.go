@@ -121,10 +121,10 @@ type Summary struct {
 	// FirstDivergence says where the first plan that could not be
 	// followed diverged.
 	FirstDivergence string
-	MaxDepth      int // deepest plan attempted
-	StopReason    string
-	StopErr       error
-	FirstFailure  int // dispatch sequence of the earliest failing attempt, -1 when none
+	MaxDepth        int // deepest plan attempted
+	StopReason      string
+	StopErr         error
+	FirstFailure    int // dispatch sequence of the earliest failing attempt, -1 when none
 	// FirstFailurePath locates that attempt in the exploration tree (child
 	// indices from the first schedule): comparable across shards.
 	FirstFailurePath []int32

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/search"
 )
 
 var verdicts = map[engine.Outcome]string{
@@ -35,6 +36,10 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			strategy += fmt.Sprintf(" (seed %d)", r.Seed)
 		}
 		fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d.\n", strategy, s.Pending, s.MaxDepth)
+		if s.Reduction == search.POR && s.Alternatives > 0 {
+			fmt.Fprintf(w, "Reduction: %d of %d alternative orders skipped as equivalent to orders explored (they differ only by swapping independent commands; --reduction none explores them).\n",
+				s.Alternatives-s.Queued, s.Alternatives)
+		}
 		if s.Inconclusive > 0 || s.Diverged > 0 {
 			fmt.Fprintf(w, "Not judged: %d inconclusive, %d diverged from their plan.\n", s.Inconclusive, s.Diverged)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // Program is a command line over scenarios: what interleave.Main runs in a
@@ -66,6 +67,7 @@ func Run(args []string, stdout, stderr io.Writer, p Program) int {
 	var sig atomic.Int32
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	supervise.NotifyParentExit(sigs) // started by `interleave run`: its death is a hangup
 	defer signal.Stop(sigs)
 	go func() {
 		for s := range sigs {

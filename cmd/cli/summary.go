@@ -11,6 +11,7 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/search"
 )
 
 // SummaryFile is the machine-readable summary of a search (--json,
@@ -37,6 +38,12 @@ type SummaryFile struct {
 	StopReason    string `json:"stopReason"`
 	Exhausted     bool   `json:"exhausted"`
 	ElapsedMillis int64  `json:"elapsedMillis"`
+	// Reduction is "por" or "none"; under por, Alternatives is how many
+	// alternative orders the unreduced search would have queued and
+	// Skipped how many of them were skipped as equivalent.
+	Reduction    string `json:"reduction"`
+	Alternatives int    `json:"alternatives"`
+	Skipped      int    `json:"skippedAsEquivalent"`
 	// FirstFailure locates the earliest failure in the exploration order.
 	FirstFailure *FailureRef `json:"firstFailure,omitempty"`
 }
@@ -60,6 +67,10 @@ func Summarize(r *engine.Result) *SummaryFile {
 	f.Attempted, f.Completed, f.Violations, f.Inconclusive, f.Diverged = s.Attempted, s.Completed, s.Failures, s.Inconclusive, s.Diverged
 	f.Pending, f.PrunedByDepth, f.PrunedByBytes, f.MaxDepth = s.Pending, s.PrunedByDepth, s.PrunedByBytes, s.MaxDepth
 	f.StopReason, f.Exhausted, f.ElapsedMillis = s.StopReason, s.Exhausted(), s.Elapsed.Milliseconds()
+	f.Reduction = s.Reduction.String()
+	if s.Reduction == search.POR {
+		f.Alternatives, f.Skipped = s.Alternatives, s.Alternatives-s.Queued
+	}
 	if r.Outcome.Failed() && r.Artifact != nil {
 		f.FirstFailure = &FailureRef{Path: s.FirstFailurePath, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved}
 	}

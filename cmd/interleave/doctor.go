@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -30,12 +31,10 @@ func doctorCommand() *cobra.Command {
 				ok = false
 				fmt.Fprintln(out, "FAIL go toolchain not on PATH: `interleave run DIR` needs it to build scenario programs")
 			}
-			dir, err := pgserver.FindBinDir(pgBin)
-			if err != nil {
-				fmt.Fprintf(out, "FAIL %v\n", err)
+			dir, ok2 := doctorPostgres(out, pgBin)
+			if !ok2 {
 				return exitCode(2)
 			}
-			fmt.Fprintf(out, "ok   PostgreSQL binaries: %s\n", dir)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			start := time.Now()
@@ -63,4 +62,53 @@ func doctorCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&pgBin, "pg-bin", "", "directory with initdb and postgres")
 	return cmd
+}
+
+// doctorPostgres says which PostgreSQL the managed server will use, where it
+// came from, what else is installed, and how to get one when there is none.
+func doctorPostgres(out io.Writer, pgBin string) (string, bool) {
+	dir, err := pgserver.FindBinDir(pgBin)
+	if err != nil {
+		fmt.Fprintf(out, "FAIL %v\n", err)
+		fmt.Fprintf(out, "     to get one: %s\n", howToGetPostgres())
+		return "", false
+	}
+	source := "--pg-bin"
+	if pgBin == "" {
+		source = "INTERLEAVE_PG_BIN"
+		if os.Getenv("INTERLEAVE_PG_BIN") == "" {
+			source = "found"
+		}
+	}
+	others := pgserver.Candidates()
+	for _, c := range others {
+		if c.Dir == dir && source == "found" {
+			source = c.Source
+		}
+	}
+	version := pgserver.ServerVersion(dir)
+	if version == "" {
+		version = "version unknown"
+	}
+	fmt.Fprintf(out, "ok   PostgreSQL binaries: %s (%s; %s)\n", dir, version, source)
+	for _, c := range others {
+		if c.Dir != dir {
+			fmt.Fprintf(out, "     also found: %s (%s)\n", c.Dir, c.Source)
+		}
+	}
+	return dir, true
+}
+
+// howToGetPostgres is one line for this platform.
+func howToGetPostgres() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "`interleave postgres install` (no package manager needed), or `brew install postgresql@17`, or Postgres.app"
+	case "windows":
+		return "`interleave postgres install` (no installer needed), or the EDB installer (its bin directory is found under Program Files)"
+	}
+	if _, err := exec.LookPath("apt-get"); err == nil {
+		return "`interleave postgres install` (no root needed), or `apt-get install postgresql`"
+	}
+	return "`interleave postgres install`, or your distribution's postgresql server package"
 }

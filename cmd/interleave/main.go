@@ -47,6 +47,8 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		exportCommand(),
 		reportCommand(),
 		traceCommand(),
+		cleanCommand(),
+		postgresCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -16,6 +16,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/scenario"
+	"github.com/pginterleave/interleave/supervise"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -66,16 +67,16 @@ func buildProgram(dir string) (string, func(), error) {
 	if !st.IsDir() {
 		return "", nil, fmt.Errorf("%s is not a directory; give the directory of a main package that calls interleave.Main", dir)
 	}
-	tmp, err := os.MkdirTemp("", "interleave-build-")
+	tmp, err := supervise.MkdirTemp("", "interleave-build-") // removed even if we are killed
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
+	cleanup := func() { supervise.RemoveAll(tmp) }
 	bin := filepath.Join(tmp, "scenario")
 	abs, _ := filepath.Abs(dir)
 	cmd := exec.Command("go", "build", "-C", abs, "-o", bin, ".")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := supervise.Run(cmd); err != nil { // never outlives us
 		cleanup()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -93,11 +94,11 @@ func runChild(bin string, args []string, dir string, extraEnv []string) int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	abs, _ := filepath.Abs(dir)
 	cmd.Env = append(append(os.Environ(), "INTERLEAVE_PROGRAM_DIR="+abs), extraEnv...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	supervise.Prepare(cmd, supervise.Cooperative(30*time.Second)) // it watches its lifeline and cleans up if we die
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	if err := supervise.Start(cmd); err != nil {
 		fmt.Fprintf(os.Stderr, "interleave: start the scenario program: %v\n", err)
 		return 2
 	}
@@ -112,7 +113,7 @@ func runChild(bin string, args []string, dir string, extraEnv []string) int {
 			}
 		}
 	}()
-	err := cmd.Wait()
+	err := supervise.Wait(cmd)
 	close(done)
 	if err == nil {
 		return 0

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // abortGrace is how long an actor gets to settle after its AbortSignal
@@ -66,10 +68,10 @@ func (p *process) start(node string, f *files, scenario string) (err error) {
 	cmd := exec.Command(node, f.host, scenario, f.shimURL, f.hooksURL, string(names))
 	cmd.ExtraFiles = []*os.File{reqR, respW} // fd 3, fd 4
 	cmd.Stdout, cmd.Stderr = p.output, p.output
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	supervise.Prepare(cmd) // own kill domain; never outlives this process
 	// A grandchild holding stdout must not keep Wait from returning.
 	cmd.WaitDelay = time.Second
-	err = cmd.Start()
+	err = supervise.Start(cmd)
 	reqR.Close()
 	respW.Close()
 	if err != nil {
@@ -111,19 +113,18 @@ func (p *process) readResponses(pipe *os.File) {
 	}
 	pipe.Close()
 	// fd 4 closed: the process is exiting or was killed. Make sure of it,
-	// and end whatever it started in its group (killed after the reaping:
-	// pids are not reused that soon, and the group may outlive its leader).
-	pgid := p.pid()
+	// and end whatever it started in its kill domain (after the reaping
+	// too: the group may outlive its leader).
 	waited := make(chan error, 1)
-	go func() { waited <- p.cmd.Wait() }()
+	go func() { waited <- supervise.Wait(p.cmd) }()
 	var err error
 	select {
 	case err = <-waited:
 	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = supervise.KillTree(p.cmd)
 		err = <-waited
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = supervise.KillTree(p.cmd)
 	p.how = describeExit(p.cmd.ProcessState, err)
 	p.closeRequests()
 	close(p.done)
@@ -292,8 +293,7 @@ func (p *process) closeRequests() {
 // stop closes fd 3 (the host exits on its own), then kills the process
 // group if it is still there after a grace period, and waits for the end.
 func (p *process) stop() {
-	pid := p.pid()
-	if pid == 0 {
+	if p.pid() == 0 {
 		return // never started; its launcher sees the Host closed
 	}
 	p.closeRequests()
@@ -302,6 +302,6 @@ func (p *process) stop() {
 		return
 	case <-time.After(time.Second):
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = supervise.KillTree(p.cmd)
 	<-p.done
 }

