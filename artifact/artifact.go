@@ -117,6 +117,10 @@ type Choice struct {
 type Schedule struct {
 	Decisions []Decision `json:"decisions"`
 	Choices   []Choice   `json:"choices"`
+	// Victims orders actors for deadlocks, the one PostgreSQL aborts first
+	// first (each actor's connections get a deadlock_timeout by its place);
+	// empty means actor order.
+	Victims []string `json:"victims,omitempty"`
 }
 
 // Unit is one release unit and PostgreSQL's answer.

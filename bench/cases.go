@@ -98,6 +98,10 @@ func Cases() []Case {
 			Actors: [][]Step{
 				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("COMMIT")},
 				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")}}},
+		{Name: "deadlock-retry", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0);",
+			Actors: [][]Step{
+				{{SQL: "BEGIN", Retry: true}, q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("COMMIT")},
+				{{SQL: "BEGIN", Retry: true}, q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")}}},
 		{Name: "advisory-lock", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(1)"), q("UPDATE counter SET n = n + 1"), q("COMMIT")},
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(1)"), q("UPDATE counter SET n = n * 3"), q("COMMIT")}}},

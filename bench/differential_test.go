@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"flag"
+	"os"
 	"testing"
 	"time"
 
@@ -37,5 +38,30 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 				t.Errorf("the reduction ran %d orders, more than the %d of the full search", d.Reduced, d.Full)
 			}
 		})
+	}
+}
+
+func TestDebugDifferential(t *testing.T) {
+	name := os.Getenv("DEBUG_CASE")
+	if name == "" {
+		t.Skip("DEBUG_CASE names a case")
+	}
+	for _, c := range Cases() {
+		if c.Name != name {
+			continue
+		}
+		for _, red := range []string{"none", "por"} {
+			var rec Recorder
+			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 1}}
+			o.Search.Reduction.Set(red)
+			res, err := interleave.Explore(context.Background(), c.Scenario(&rec), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %s %d attempts, diverged %d inconclusive %d", red, res.Outcome, res.Summary.Attempted, res.Summary.Diverged, res.Summary.Inconclusive)
+			for b, n := range rec.Seen {
+				t.Logf("  %d × %s", n, b)
+			}
+		}
 	}
 }

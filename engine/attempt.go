@@ -11,6 +11,7 @@ import (
 	"github.com/pginterleave/interleave/fingerprint"
 	"github.com/pginterleave/interleave/netproxy"
 	"github.com/pginterleave/interleave/sched"
+	"github.com/pginterleave/interleave/search"
 )
 
 // actorGrace is how long actors get to return after an attempt is aborted
@@ -28,10 +29,11 @@ type attemptResult struct {
 	Capture   []byte   // raw capture, kept for failures (or every attempt with capture "all")
 	Started   time.Time
 	Duration  time.Duration
+	Victims   []int // the deadlock-victim order the attempt ran with
 }
 
 // run executes one attempt of sc under policy on the worker's database.
-func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *attemptResult {
+func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, victims []int) *attemptResult {
 	res := &attemptResult{Started: time.Now()}
 
 	defer func() { res.Duration = time.Since(res.Started) }()
@@ -89,6 +91,8 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 	actorCtx, cancelActors := context.WithCancel(actx)
 	defer cancelActors()
 	res.Actors = make([]ActorResult, len(sc.Actors))
+	res.Victims = victims
+	rank := search.VictimRank(victims, len(sc.Actors))
 	returned := make([]chan struct{}, len(sc.Actors))
 	for i := range sc.Actors {
 		returned[i] = make(chan struct{})
@@ -97,7 +101,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy) *at
 			a := sc.Actors[i]
 			var v any
 			err := protect("actor "+a.Name, func() (err error) {
-				v, err = a.Run(actorCtx, w.actorConnString(proxies[i].Addr().Port))
+				v, err = a.Run(actorCtx, w.actorConnString(proxies[i].Addr().Port, rank[i]))
 				return err
 			})
 			res.Actors[i] = ActorResult{Actor: a.Name, Value: v, Err: err}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/artifact"
@@ -183,14 +184,24 @@ func (w *worker) reset(ctx context.Context) error {
 
 // actorConnString is the connection string an actor gets: its proxy, the
 // worker's database, the server's credentials.
-func (w *worker) actorConnString(port int) string {
+// deadlockTimeout is an actor's deadlock_timeout for its place in the
+// victim order: PostgreSQL aborts the waiter whose timeout ends first, so
+// spacing them far above scheduling delays makes the order the victim.
+func deadlockTimeout(rank int) time.Duration {
+	return 300*time.Millisecond + time.Duration(rank)*300*time.Millisecond
+}
+
+func (w *worker) actorConnString(port, rank int) string {
 	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/" + w.db}
 	if p := w.env.server.Password(); p != "" {
 		u.User = url.UserPassword(w.env.server.User(), p)
 	} else {
 		u.User = url.User(w.env.server.User())
 	}
-	u.RawQuery = "sslmode=disable"
+	q := url.Values{}
+	q.Set("sslmode", "disable")
+	q.Set("options", fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds()))
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 

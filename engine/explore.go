@@ -104,8 +104,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		if err != nil {
 			return search.Report{Stop: fmt.Errorf("start worker %d: %w", wi, err)}
 		}
-		r := w.run(ctx, sc, policy)
-		rep := search.Report{Failed: r.Outcome.Failed(), Inconclusive: r.Outcome == OutcomeInconclusive}
+		r := w.run(ctx, sc, policy, plan.Victims)
+		rep := search.Report{Failed: r.Outcome.Failed(), Inconclusive: r.Outcome == OutcomeInconclusive,
+			Deadlocks: deadlocks(r), Actors: len(sc.Actors)}
 		if r.Sched != nil {
 			rep.Decisions = r.Sched.Decisions
 		}
@@ -194,7 +195,7 @@ func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		if len(o.Search.Order) > 0 {
 			policy = search.NewOrderPolicy(o.Search.Order, sc.ActorNames())
 		}
-		r := w.run(ctx, &sc, policy)
+		r := w.run(ctx, &sc, policy, nil)
 		w.close(context.Background())
 		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r)}
 	}

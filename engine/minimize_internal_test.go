@@ -86,7 +86,7 @@ func TestMinimizeReducesNeedlessChoices(t *testing.T) {
 	var worst *artifact.Artifact
 	var fifoFailed bool
 	sum, _ := search.Explore(ctx, search.Options{KeepGoing: true}, search.Hooks{}, func(ctx context.Context, _, seq int, plan search.Plan, p sched.Policy) search.Report {
-		r := w.run(ctx, &sc, p)
+		r := w.run(ctx, &sc, p, nil)
 		if r.Outcome.Failed() {
 			if seq == 0 {
 				fifoFailed = true

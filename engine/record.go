@@ -41,6 +41,11 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		Units:         []artifact.Unit{},
 		Connections:   []artifact.Connection{},
 	}
+	for _, v := range r.Victims {
+		if v >= 0 && v < len(names) {
+			a.Schedule.Victims = append(a.Schedule.Victims, names[v])
+		}
+	}
 	for _, ar := range r.Actors {
 		rec := artifact.ActorResult{Actor: ar.Actor}
 		if ar.Err != nil {
@@ -228,4 +233,45 @@ func (e *env) programKind() string {
 		return "file"
 	}
 	return "go"
+}
+
+// victimsOf reads a recording's deadlock-victim order as actor indices.
+func victimsOf(rec *artifact.Artifact, names []string) []int {
+	var out []int
+	for _, v := range rec.Schedule.Victims {
+		for i, n := range names {
+			if n == v {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// deadlocks lists, for each unit PostgreSQL aborted as a deadlock victim,
+// its actor and the actors it waited on.
+func deadlocks(r *attemptResult) [][]int {
+	if r.Sched == nil {
+		return nil
+	}
+	var out [][]int
+	for _, u := range r.Sched.Units {
+		if u.SQLState != "40P01" {
+			continue
+		}
+		d := []int{u.Ref.Actor}
+		seen := map[int]bool{u.Ref.Actor: true}
+		for _, lw := range u.LockWaits {
+			for _, b := range lw.Blockers {
+				if !seen[b] {
+					seen[b] = true
+					d = append(d, b)
+				}
+			}
+		}
+		if len(d) > 1 {
+			out = append(out, d)
+		}
+	}
+	return out
 }

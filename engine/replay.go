@@ -167,7 +167,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		} else {
 			policy = search.NewExactPolicy(rec, sc.ActorNames())
 		}
-		r = w.run(ctx, sc, policy)
+		r = w.run(ctx, sc, policy, victimsOf(rec, sc.ActorNames()))
 		res.Attempts = i + 1
 		mode := "replay"
 		if opts.Guided {

@@ -42,8 +42,19 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		for _, ref := range d.Released {
 			u := units[ref]
 			f, ok := fps[ref]
-			if u == nil || !ok || u.Prepare {
+			if u == nil || !ok {
 				continue
+			}
+			if u.Prepare {
+				// Released alone as soon as it is pending, right after the
+				// actor's previous unit: it is part of that unit's move.
+				if prev := lastOf(tr, ref.Actor); prev != nil {
+					prev.Snapshot = prev.Snapshot || f.Snapshot
+					continue
+				}
+				if !f.Snapshot {
+					continue
+				}
 			}
 			ev := f
 			ev.Ref, ev.Actor, ev.Decision = ref, ref.Actor, k
@@ -86,6 +97,16 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	return tr
 }
 
+// lastOf is the actor's latest event so far.
+func lastOf(tr *search.Trace, actor int) *search.Event {
+	for i := len(tr.Events) - 1; i >= 0; i-- {
+		if tr.Events[i].Actor == actor {
+			return &tr.Events[i]
+		}
+	}
+	return nil
+}
+
 // waitedOn lists the actors a unit waited on.
 func waitedOn(u *sched.UnitRecord) []int {
 	var out []int
@@ -125,6 +146,20 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 		for _, u := range us {
 			d := st.Unit(u.Bytes)
 			var stmts []footprint.Statement
+			if u.Prepare {
+				// Parse and Bind analyse the statement with the
+				// transaction's snapshot: in REPEATABLE READ and
+				// SERIALIZABLE the first one takes it.
+				for _, sql := range d.SQL {
+					for _, s := range cls.Classify(ctx, sql) {
+						if s.Kind == footprint.DML {
+							stmts = append(stmts, footprint.Statement{Kind: footprint.DML})
+						}
+					}
+				}
+				out[u.Ref] = c.event(u, footprint.Combine(stmts))
+				continue
+			}
 			for _, sql := range d.Executed {
 				if sql == "" {
 					stmts = append(stmts, footprint.Statement{Kind: footprint.Global, Why: "a function call"})

@@ -32,16 +32,17 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 		opts.Workers = 1
 	}
 	e := &explorer{
-		opts:      opts,
-		hooks:     hooks,
-		run:       run,
-		start:     time.Now(),
-		front:     &frontier{dfs: opts.Strategy == DFS, reduced: opts.Reduction == POR},
-		por:       map[uint64]*porState{},
-		inflight:  map[int]running{},
-		seenSched: map[uint64]bool{},
-		sampled:   opts.Strategy.Sampled(),
-		sum:       &Summary{Strategy: opts.Strategy, FirstFailure: -1, Reduction: opts.Reduction},
+		opts:        opts,
+		hooks:       hooks,
+		run:         run,
+		start:       time.Now(),
+		front:       &frontier{dfs: opts.Strategy == DFS, reduced: opts.Reduction == POR},
+		por:         map[uint64]*porState{},
+		victimPlans: map[string]bool{},
+		inflight:    map[int]running{},
+		seenSched:   map[uint64]bool{},
+		sampled:     opts.Strategy.Sampled(),
+		sum:         &Summary{Strategy: opts.Strategy, FirstFailure: -1, Reduction: opts.Reduction},
 	}
 	e.cond = sync.NewCond(&e.mu)
 	e.push(&node{})
@@ -68,6 +69,8 @@ type explorer struct {
 	bytes     int  // estimated memory held by the frontier
 	recorded  bool // the first attempt has been recorded
 	por       map[uint64]*porState
+	// victimPlans are the plans queued for another deadlock victim.
+	victimPlans map[string]bool
 }
 
 func (e *explorer) explore(ctx context.Context) *Summary {
@@ -311,6 +314,7 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 	// much was left unexplored when the search stops here.
 	if !e.sampled {
 		e.expandFor(n, seq, rep)
+		e.queueVictims(n, seq, rep)
 	}
 	if rep.Failed {
 		s.Failures++
@@ -334,4 +338,30 @@ func (e *explorer) expandFor(n *node, seq int, rep Report) {
 		return
 	}
 	e.expand(n, seq, rep.Decisions)
+}
+
+// queueVictims queues, for each deadlock of an attempt, the same plan with
+// each other participant as the victim; e.mu held.
+func (e *explorer) queueVictims(n *node, seq int, rep Report) {
+	if len(rep.Deadlocks) > 0 {
+		e.victimPlans[n.plan.Key()] = true
+	}
+	for _, d := range rep.Deadlocks {
+		for _, a := range d[1:] {
+			p := Plan{Choices: n.plan.Choices, Victims: withVictimFirst(n.plan.Victims, a, rep.Actors)}
+			key := p.Key()
+			if e.victimPlans[key] {
+				continue
+			}
+			e.victimPlans[key] = true
+			if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
+				e.sum.PrunedByDepth++
+				continue
+			}
+			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild))}
+			n.nextChild++
+			e.push(c)
+			e.sum.VictimChoices++
+		}
+	}
 }

@@ -17,9 +17,12 @@ type Choice struct {
 }
 
 // Plan is a schedule prefix: its choices in step order. After the last
-// choice the default policy decides.
+// choice the default policy decides. Victims orders the actors for
+// deadlocks: when several wait on each other, PostgreSQL aborts the first of
+// them in this order (nil: actor order).
 type Plan struct {
 	Choices []Choice
+	Victims []int
 }
 
 // Depth is the number of choices.
@@ -35,6 +38,9 @@ func (p Plan) Key() string {
 		}
 		b.WriteByte(';')
 	}
+	if len(p.Victims) > 0 {
+		fmt.Fprintf(&b, "victims%v", p.Victims)
+	}
 	return b.String()
 }
 
@@ -49,7 +55,7 @@ func (p Plan) lastStep() int {
 func (p Plan) with(c Choice) Plan {
 	cs := make([]Choice, len(p.Choices), len(p.Choices)+1)
 	copy(cs, p.Choices)
-	return Plan{Choices: append(cs, c)}
+	return Plan{Choices: append(cs, c), Victims: p.Victims}
 }
 
 // ErrDiverged reports that a plan named a unit that was not pending at its
@@ -100,4 +106,49 @@ func ChoicesOf(ds []sched.Decision) Plan {
 		}
 	}
 	return p
+}
+
+// VictimRank is each actor's place in a deadlock-victim order: 0 is
+// aborted first. victims lists actors first-to-abort first; actors it does
+// not name follow in actor order.
+func VictimRank(victims []int, actors int) []int {
+	rank := make([]int, actors)
+	for i := range rank {
+		rank[i] = -1
+	}
+	next := 0
+	for _, a := range victims {
+		if a >= 0 && a < actors && rank[a] < 0 {
+			rank[a] = next
+			next++
+		}
+	}
+	for i := range rank {
+		if rank[i] < 0 {
+			rank[i] = next
+			next++
+		}
+	}
+	return rank
+}
+
+// withVictimFirst moves actor a to the front of a victim order.
+func withVictimFirst(victims []int, a, actors int) []int {
+	rank := VictimRank(victims, actors)
+	order := make([]int, actors)
+	for i, r := range rank {
+		order[r] = i
+	}
+	out := []int{a}
+	identity := a == 0
+	for _, x := range order {
+		if x != a {
+			identity = identity && x == len(out)
+			out = append(out, x)
+		}
+	}
+	if identity {
+		return nil // the default order
+	}
+	return out
 }

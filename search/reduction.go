@@ -2,7 +2,9 @@ package search
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
+	"os"
 
 	"github.com/pginterleave/interleave/sched"
 )
@@ -97,6 +99,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			}
 		}
 		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units})
+		p.Victims = n.plan.Victims
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
 		child++
@@ -107,8 +110,14 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		e.push(c)
 		e.sum.Queued++
 	}
+	if debugReduction {
+		dumpTrace(n, ds, tr)
+	}
 	for _, r := range races(tr) {
 		i := &tr.Events[r.first]
+		if debugReduction {
+			fmt.Fprintf(os.Stderr, "  race %d(%s) -> %d(%s)\n", r.first, evName(&tr.Events[r.first]), r.second, evName(&tr.Events[r.second]))
+		}
 		k := i.Decision
 		if k < 0 || k >= len(ds) {
 			continue
@@ -139,6 +148,9 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 				continue
 			}
 			st.moves[single(c.Ref.Actor)] = true
+			if debugReduction {
+				fmt.Fprintf(os.Stderr, "  queue at step %d: %v\n", k, c.Ref)
+			}
 			queue(k, []sched.UnitRef{c.Ref})
 		}
 	}
@@ -358,4 +370,19 @@ func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) []sched.
 		}
 	}
 	return out
+}
+
+var debugReduction = os.Getenv("INTERLEAVE_DEBUG_REDUCTION") != ""
+
+func evName(e *Event) string {
+	k := [...]string{"", ".start", ".end"}[e.Kind]
+	return fmt.Sprintf("%d#%d.%d%s@%d", e.Actor, e.Ref.Conn, e.Ref.Unit, k, e.Decision)
+}
+
+func dumpTrace(n *node, ds []sched.Decision, tr *Trace) {
+	fmt.Fprintf(os.Stderr, "run of plan %s:\n", n.plan.Key())
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		fmt.Fprintf(os.Stderr, "  %2d %s g=%v r=%v l=%v w=%v snap=%v ser=%v end=%v tx=%v/%v/%v\n", i, evName(e), e.Global, e.Reads, e.Locks, e.Writes, e.Snapshot, e.Serializable, e.EndsTx, e.TxReads, e.TxWrites, e.TxLocks)
+	}
 }

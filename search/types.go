@@ -20,6 +20,12 @@ type Report struct {
 	Trace *Trace
 	// DivergedAt says where a plan could not be followed.
 	DivergedAt string
+	// Deadlocks lists, for each deadlock PostgreSQL broke, the actors that
+	// waited on each other, the aborted one first: the search also tries
+	// the same order with each other one aborted.
+	Deadlocks [][]int
+	// Actors is how many actors the attempt had.
+	Actors int
 }
 
 // RunFunc runs one attempt on worker w following policy. seq is the
@@ -121,10 +127,12 @@ type Summary struct {
 	// FirstDivergence says where the first plan that could not be
 	// followed diverged.
 	FirstDivergence string
-	MaxDepth        int // deepest plan attempted
-	StopReason      string
-	StopErr         error
-	FirstFailure    int // dispatch sequence of the earliest failing attempt, -1 when none
+	// VictimChoices is how many alternatives chose another deadlock victim.
+	VictimChoices int
+	MaxDepth      int // deepest plan attempted
+	StopReason    string
+	StopErr       error
+	FirstFailure  int // dispatch sequence of the earliest failing attempt, -1 when none
 	// FirstFailurePath locates that attempt in the exploration tree (child
 	// indices from the first schedule): comparable across shards.
 	FirstFailurePath []int32
