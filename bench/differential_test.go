@@ -58,7 +58,7 @@ func TestDebugDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: %s %d attempts, diverged %d inconclusive %d", red, res.Outcome, res.Summary.Attempted, res.Summary.Diverged, res.Summary.Inconclusive)
+			t.Logf("%s: %s %d attempts, diverged %d inconclusive %d (%s)", red, res.Outcome, res.Summary.Attempted, res.Summary.Diverged, res.Summary.Inconclusive, res.Summary.FirstDivergence)
 			for b, n := range rec.Seen {
 				t.Logf("  %d × %s", n, b)
 			}

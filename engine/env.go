@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -198,10 +199,8 @@ func (w *worker) actorConnString(port, rank int) string {
 	} else {
 		u.User = url.User(w.env.server.User())
 	}
-	q := url.Values{}
-	q.Set("sslmode", "disable")
-	q.Set("options", fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds()))
-	u.RawQuery = q.Encode()
+	// %20, not +: drivers decode the query as a URI, not as a form.
+	u.RawQuery = "sslmode=disable&options=" + strings.ReplaceAll(url.QueryEscape(fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds())), "+", "%20")
 	return u.String()
 }
 

@@ -116,6 +116,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		switch {
 		case errors.Is(r.SchedErr, search.ErrDiverged):
 			rep.Diverged, rep.Failed = true, false
+			rep.DivergedAt = r.SchedErr.Error()
 		case r.Outcome == OutcomeHarnessError:
 			rep.Stop = errors.New(r.Message)
 			mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/fingerprint"
 	"github.com/pginterleave/interleave/sched"
+	"github.com/pginterleave/interleave/search"
 )
 
 // recordAttempt turns one attempt into an artifact.
@@ -249,12 +250,16 @@ func victimsOf(rec *artifact.Artifact, names []string) []int {
 }
 
 // deadlocks lists, for each unit PostgreSQL aborted as a deadlock victim,
-// its actor and the actors it waited on.
-func deadlocks(r *attemptResult) [][]int {
+// its actor and the actors it waited on, and the last decision before.
+func deadlocks(r *attemptResult) []search.Deadlock {
 	if r.Sched == nil {
 		return nil
 	}
-	var out [][]int
+	released := map[sched.UnitRef]time.Duration{}
+	for _, u := range r.Sched.Units {
+		released[u.Ref] = u.ReleasedAt
+	}
+	var out []search.Deadlock
 	for _, u := range r.Sched.Units {
 		if u.SQLState != "40P01" {
 			continue
@@ -270,7 +275,13 @@ func deadlocks(r *attemptResult) [][]int {
 			}
 		}
 		if len(d) > 1 {
-			out = append(out, d)
+			step := -1
+			for k, dec := range r.Sched.Decisions {
+				if len(dec.Released) > 0 && released[dec.Released[0]] < u.CompletedAt {
+					step = k
+				}
+			}
+			out = append(out, search.Deadlock{Actors: d, Step: step})
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"os"
 	"context"
 	"errors"
 	"fmt"
@@ -261,6 +262,17 @@ func (a *Attempt) candidatesLocked() ([]Candidate, []*lane) {
 
 func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) error {
 	step := len(a.decisions)
+	if debugSched {
+		var b strings.Builder
+		for _, l := range a.lanes {
+			fmt.Fprintf(&b, " [%d#%d state=%d", l.info.Actor, l.info.Ordinal, l.state)
+			if l.unit != nil {
+				fmt.Fprintf(&b, " unit=%d since=%d", l.unit.Ref.Unit, l.unit.PendingStep)
+			}
+			b.WriteString("]")
+		}
+		fmt.Fprintf(os.Stderr, "sched step %d at %v cands %v lanes%s\n", step, a.since(), cands, b.String())
+	}
 	picks, err := a.cfg.Policy.Choose(step, cands)
 	if err != nil {
 		return err
@@ -349,3 +361,5 @@ func (a *Attempt) stopReason(ctx context.Context) error {
 	}
 	return fmt.Errorf("%w: the attempt deadline passed; %s", ErrInconclusive, a.describeStates())
 }
+
+var debugSched = os.Getenv("INTERLEAVE_DEBUG_SCHED") != ""

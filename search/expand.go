@@ -15,7 +15,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 	if e.opts.Reduction == POR {
 		// Moves queued here are known to the reduction, which would
 		// otherwise queue some of them again.
-		keys = stateKeys(ds)
+		keys = stateKeys(ds, n.plan.Victims)
 		for k, d := range ds {
 			if len(d.Released) > 0 {
 				st := e.state(keys[k])

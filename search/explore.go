@@ -1,6 +1,8 @@
 package search
 
 import (
+	"os"
+	"strings"
 	"context"
 	"fmt"
 	"sync"
@@ -225,6 +227,13 @@ func (e *explorer) worker(ctx context.Context, w int) {
 				}
 			}
 		}
+		if debugReduction {
+			var b strings.Builder
+			for _, d := range rep.Decisions {
+				fmt.Fprintf(&b, " %v", d.Released)
+			}
+			fmt.Fprintf(os.Stderr, "RUN plan=%q diverged=%v (%s):%s\n", n.plan.Key(), rep.Diverged, rep.DivergedAt, b.String())
+		}
 		e.mu.Lock()
 		e.record(n, seq, rep)
 		delete(e.inflight, seq)
@@ -347,8 +356,14 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 		e.victimPlans[n.plan.Key()] = true
 	}
 	for _, d := range rep.Deadlocks {
-		for _, a := range d[1:] {
-			p := Plan{Choices: n.plan.Choices, Victims: withVictimFirst(n.plan.Victims, a, rep.Actors)}
+		var before []Choice
+		for _, c := range n.plan.Choices {
+			if c.Step <= d.Step {
+				before = append(before, c)
+			}
+		}
+		for _, a := range d.Actors[1:] {
+			p := Plan{Choices: before, Victims: withVictimFirst(n.plan.Victims, a, rep.Actors)}
 			key := p.Key()
 			if e.victimPlans[key] {
 				continue
@@ -358,7 +373,7 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 				e.sum.PrunedByDepth++
 				continue
 			}
-			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild))}
+			c := &node{plan: p, depth: len(before) + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild))}
 			n.nextChild++
 			e.push(c)
 			e.sum.VictimChoices++

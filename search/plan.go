@@ -87,7 +87,11 @@ func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 			}
 		}
 		if found < 0 {
-			return nil, fmt.Errorf("%w: the plan releases unit %v at step %d, but it is not pending", ErrDiverged, u, step)
+			pending := make([]string, len(cands))
+			for i, c := range cands {
+				pending[i] = c.Ref.String()
+			}
+			return nil, fmt.Errorf("%w: at step %d the plan releases unit %v, but the units pending were %s", ErrDiverged, step, u, strings.Join(pending, ", "))
 		}
 		idx = append(idx, found)
 	}

@@ -31,11 +31,17 @@ type moveKey struct{ a, b int }
 func single(actor int) moveKey { return moveKey{actor, -1} }
 
 // stateKeys hashes each prefix of the decisions' releases: keys[k] names the
-// state before decision k.
-func stateKeys(ds []sched.Decision) []uint64 {
+// state before decision k. The deadlock-victim order is part of every
+// state: the same releases under another order lead elsewhere.
+func stateKeys(ds []sched.Decision, victims []int) []uint64 {
 	keys := make([]uint64, len(ds)+1)
 	h := fnv.New64a()
 	var b [12]byte
+	for _, v := range victims {
+		binary.BigEndian.PutUint32(b[0:], uint32(v))
+		h.Write(b[:4])
+	}
+	h.Write([]byte{0xfe})
 	keys[0] = h.Sum64()
 	for k, d := range ds {
 		for _, u := range d.Released {
@@ -67,7 +73,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 	if tr == nil {
 		return false
 	}
-	keys := stateKeys(ds)
+	keys := stateKeys(ds, n.plan.Victims)
 	for k, d := range ds {
 		st := e.state(keys[k])
 		if len(d.Released) == 2 {
@@ -380,7 +386,11 @@ func evName(e *Event) string {
 }
 
 func dumpTrace(n *node, ds []sched.Decision, tr *Trace) {
-	fmt.Fprintf(os.Stderr, "run of plan %s:\n", n.plan.Key())
+	fmt.Fprintf(os.Stderr, "run of plan %s:\n  decisions:", n.plan.Key())
+	for _, d := range ds {
+		fmt.Fprintf(os.Stderr, " %v", d.Released)
+	}
+	fmt.Fprintln(os.Stderr)
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		fmt.Fprintf(os.Stderr, "  %2d %s g=%v r=%v l=%v w=%v snap=%v ser=%v end=%v tx=%v/%v/%v\n", i, evName(e), e.Global, e.Reads, e.Locks, e.Writes, e.Snapshot, e.Serializable, e.EndsTx, e.TxReads, e.TxWrites, e.TxLocks)

@@ -20,10 +20,9 @@ type Report struct {
 	Trace *Trace
 	// DivergedAt says where a plan could not be followed.
 	DivergedAt string
-	// Deadlocks lists, for each deadlock PostgreSQL broke, the actors that
-	// waited on each other, the aborted one first: the search also tries
-	// the same order with each other one aborted.
-	Deadlocks [][]int
+	// Deadlocks lists the deadlocks PostgreSQL broke: the search also
+	// tries the same order with each other participant aborted.
+	Deadlocks []Deadlock
 	// Actors is how many actors the attempt had.
 	Actors int
 }
@@ -84,6 +83,14 @@ type Hooks struct {
 	// Progress, when set, is called after each attempt (from one goroutine
 	// at a time).
 	Progress func(Progress)
+}
+
+// Deadlock is one deadlock of an attempt: the actors that waited on each
+// other, the aborted one first, and the last decision before PostgreSQL
+// broke it (choices after it belong to the course the victim chose).
+type Deadlock struct {
+	Actors []int
+	Step   int
 }
 
 // Progress is a snapshot for a live status line.
