@@ -1,10 +1,10 @@
 package sched
 
 import (
-	"os"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"

@@ -1,10 +1,10 @@
 package search
 
 import (
-	"os"
-	"strings"
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 )
