@@ -322,7 +322,7 @@ func Races() []Race {
 
 	// The race inside one statement: INSERT ... WHERE NOT EXISTS.
 	lockRow := func(fixed bool) func(context.Context, string) (any, error) {
-		q := "INSERT INTO locks (name) SELECT 'migration' FROM (SELECT pg_sleep(0.05)) AS work WHERE NOT EXISTS (SELECT 1 FROM locks WHERE name = 'migration')"
+		q := "INSERT INTO locks (name) SELECT 'migration' WHERE NOT EXISTS (SELECT 1 FROM locks WHERE name = 'migration')"
 		if fixed {
 			q = "INSERT INTO locks (name) VALUES ('migration') ON CONFLICT (name) DO NOTHING"
 		}

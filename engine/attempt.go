@@ -68,6 +68,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 		Policy:        policy,
 		Monitor:       w.monitor,
 		MultiProducer: w.env.opts.Proxy.Connections == MultiProducer,
+		Barrier:       w.schedBarrier(actx),
 		Settle:        w.env.opts.Proxy.Settle,
 	})
 	proxies := make([]*netproxy.Proxy, len(sc.Actors))
@@ -230,4 +231,13 @@ func protect(what string, f func() error) (err error) {
 		}
 	}()
 	return f()
+}
+
+// schedBarrier is the worker's barrier as the scheduler takes it (a nil
+// interface when there is none).
+func (w *worker) schedBarrier(ctx context.Context) sched.Barrier {
+	if b := w.barrierFor(ctx); b != nil {
+		return b
+	}
+	return nil
 }

@@ -119,6 +119,7 @@ type worker struct {
 	// checkSetup, when set, judges that fingerprint (exact replay).
 	printDB    bool
 	checkSetup func(*artifact.DatabasePrint) error
+	barrier    *barrier // overlap pairs: makes a pair start together
 }
 
 func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
@@ -205,6 +206,9 @@ func (w *worker) actorConnString(port, rank int) string {
 }
 
 func (w *worker) close(ctx context.Context) {
+	if w.barrier != nil {
+		_ = w.barrier.conn.Close(ctx)
+	}
 	if w.monitor != nil {
 		_ = w.monitor.Close(ctx)
 	}

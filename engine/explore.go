@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/pginterleave/interleave/artifact"
@@ -158,7 +159,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		res.Message = fmt.Sprintf("%s after %d attempts with %d prefixes pending: not every order was explored", sum.StopReason, sum.Attempted, sum.Pending)
 	case sum.Inconclusive > 0 || sum.Diverged > 0:
 		res.Outcome = OutcomeInconclusive
-		res.Message = fmt.Sprintf("%d of %d attempts could not be judged (%d inconclusive, %d diverged from their plan)", sum.Inconclusive+sum.Diverged, sum.Attempted, sum.Inconclusive, sum.Diverged)
+		res.Message = unjudged(sum)
 	default:
 		res.Outcome = OutcomePass
 	}
@@ -244,4 +245,21 @@ func checkOut(o OutputOptions) error {
 		return nil
 	}
 	return artifact.CheckWritable(o.Out, o.Force)
+}
+
+// unjudged says why a search that explored its frontier is not a pass:
+// attempts that could not be judged, plans that could not be followed.
+func unjudged(sum *search.Summary) string {
+	var parts []string
+	if sum.Inconclusive > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d attempts could not be judged (an attempt deadline, or a lock held by a session that is not an actor)", sum.Inconclusive, sum.Attempted))
+	}
+	if sum.Diverged > 0 {
+		p := fmt.Sprintf("%d plans could not be followed even when run %d times, so the orders they name were not explored", sum.Diverged, 1+search.DivergeRetries)
+		if sum.FirstDivergence != "" {
+			p += " (the first: " + sum.FirstDivergence + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -20,10 +20,25 @@ type Config struct {
 	// Quiescence then also needs Settle without events from the actor.
 	MultiProducer bool
 	Settle        time.Duration
+	// Barrier, when set, makes a pair start together (overlap pairs).
+	Barrier Barrier
 	// PollFirst is how long after a release the first lock poll waits for the
 	// unit to complete on its own; PollMax caps the backoff between polls.
 	PollFirst time.Duration
 	PollMax   time.Duration
+}
+
+// Barrier holds a pair's two statements at a lock inside PostgreSQL until
+// both are seen waiting on it, then lets them go at once: the statements
+// take their snapshots after their relation locks, so they start together
+// however the operating system schedules the two backends.
+type Barrier interface {
+	// Hold takes the barrier; ok is false when it cannot (the pair is then
+	// written back to back, as without a barrier). pid is the backend
+	// holding it.
+	Hold(ctx context.Context) (pid uint32, ok bool)
+	// Release lets the waiting statements go.
+	Release(ctx context.Context)
 }
 
 // Typed errors callers branch on.

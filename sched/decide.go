@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pginterleave/interleave/netproxy"
 )
 
 // Run is the decider. It waits for quiescence (every actor holds a pending
@@ -99,7 +101,8 @@ func (a *Attempt) Run(ctx context.Context) error {
 			wait(a.cfg.PollMax * 10)
 			continue
 		}
-		if err := a.decideLocked(cands, lanes); err != nil {
+		pair, err := a.decideLocked(cands, lanes)
+		if err != nil {
 			if errors.Is(err, ErrWaitForMore) {
 				// Wait for the next event; a short timer bounds the wait in
 				// case none comes, so that the policy can give up.
@@ -112,6 +115,9 @@ func (a *Attempt) Run(ctx context.Context) error {
 			continue
 		}
 		a.mu.Unlock()
+		if pair != nil {
+			a.sendPair(ctx, pair)
+		}
 		pollDelay = a.cfg.PollFirst
 		nextPoll = time.Now().Add(pollDelay)
 	}
@@ -260,7 +266,14 @@ func (a *Attempt) candidatesLocked() ([]Candidate, []*lane) {
 	return cands, lanes
 }
 
-func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) error {
+// pairSend is a released pair still to be written: the decider writes it
+// after letting go of the attempt's lock, behind the barrier.
+type pairSend struct {
+	lanes []*lane
+	units []*netproxy.Unit
+}
+
+func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) (*pairSend, error) {
 	step := len(a.decisions)
 	if debugSched {
 		var b strings.Builder
@@ -275,10 +288,10 @@ func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) error {
 	}
 	picks, err := a.cfg.Policy.Choose(step, cands)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(picks) == 0 || len(picks) > 2 {
-		return fmt.Errorf("policy released %d units at step %d", len(picks), step)
+		return nil, fmt.Errorf("policy released %d units at step %d", len(picks), step)
 	}
 	d := Decision{Step: step, Candidates: cands, Choice: len(picks) != 1 || picks[0] != 0}
 	for _, l := range a.lanes {
@@ -289,30 +302,85 @@ func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) error {
 	now := a.since()
 	for _, i := range picks {
 		if i < 0 || i >= len(lanes) {
-			return fmt.Errorf("policy chose candidate %d of %d at step %d", i, len(lanes), step)
+			return nil, fmt.Errorf("policy chose candidate %d of %d at step %d", i, len(lanes), step)
 		}
 		if lanes[i].state != lanePending {
-			return fmt.Errorf("policy chose %s twice at step %d", a.unitName(lanes[i].unit), step)
+			return nil, fmt.Errorf("policy chose %s twice at step %d", a.unitName(lanes[i].unit), step)
 		}
 		lanes[i].state = laneExecuting
 	}
+	var pair *pairSend
 	if len(picks) == 2 {
-		// One write pass: both units reach PostgreSQL back to back, from
-		// this goroutine, rather than whenever each proxy goroutine wakes.
-		for _, i := range picks {
-			_ = lanes[i].pending.Send() // an error surfaces on the proxy's side
-		}
+		pair = &pairSend{}
 	}
 	for _, i := range picks {
 		l := lanes[i]
 		d.Released = append(d.Released, l.unit.Ref)
 		l.unit.ReleaseStep, l.unit.ReleasedAt, l.unit.Pair = step, now, len(picks) == 2
+		if pair != nil {
+			pair.lanes, pair.units = append(pair.lanes, l), append(pair.units, l.pending)
+		} else {
+			l.release <- nil
+		}
 		l.waiting, l.pending = false, nil
-		l.release <- nil
 	}
 	a.decisions = append(a.decisions, d)
 	a.poke()
-	return nil
+	return pair, nil
+}
+
+// sendPair writes a released pair in one pass from this goroutine, rather
+// than whenever each proxy goroutine wakes, behind the barrier when there
+// is one, and then lets the proxies go on.
+func (a *Attempt) sendPair(ctx context.Context, p *pairSend) {
+	var barrier uint32
+	held := false
+	if a.cfg.Barrier != nil {
+		barrier, held = a.cfg.Barrier.Hold(ctx)
+	}
+	for _, u := range p.units {
+		_ = u.Send() // an error surfaces on the proxy's side
+	}
+	if held {
+		a.awaitBarrier(ctx, p, barrier)
+		a.cfg.Barrier.Release(ctx)
+	}
+	a.mu.Lock()
+	for _, l := range p.lanes {
+		l.release <- nil
+	}
+	a.poke()
+	a.mu.Unlock()
+}
+
+// barrierWait bounds how long a pair waits for both statements to reach
+// the barrier; a statement that needs none of its relations never does.
+const barrierWait = 250 * time.Millisecond
+
+// awaitBarrier polls until both statements of a pair wait on the barrier's
+// lock (or the bound passes).
+func (a *Attempt) awaitBarrier(ctx context.Context, p *pairSend, barrier uint32) {
+	pids := make([]uint32, len(p.lanes))
+	for i, l := range p.lanes {
+		pids[i] = l.info.BackendPID
+	}
+	deadline := time.Now().Add(barrierWait)
+	for delay := 100 * time.Microsecond; time.Now().Before(deadline) && ctx.Err() == nil; delay = min(2*delay, 5*time.Millisecond) {
+		waits, err := a.cfg.Monitor.Waits(ctx, pids, []uint32{barrier})
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, w := range waits {
+			if w.ByActors {
+				n++
+			}
+		}
+		if n == len(pids) {
+			return
+		}
+		time.Sleep(delay)
+	}
 }
 
 func (a *Attempt) unitName(u *UnitRecord) string {

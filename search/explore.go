@@ -214,11 +214,20 @@ func (e *explorer) worker(ctx context.Context, w int) {
 		if e.sampled && seq > 0 {
 			rep = e.run(ctx, w, seq, n.plan, e.drawnPolicy(seq))
 		} else {
+			diverged := 0
 			for try := 1; ; try++ {
 				pp := NewPlanPolicy(n.plan)
 				rep = e.run(ctx, w, seq, n.plan, pp)
 				if !rep.Diverged && !pp.Complete() && rep.Stop == nil && !rep.Inconclusive {
 					rep.Diverged = true
+					rep.DivergedAt = fmt.Sprintf("the actors sent fewer commands than the plan names (%d of its %d choices applied)", pp.next, len(n.plan.Choices))
+				}
+				// A plan that could not be followed ran into timing the
+				// scheduler does not control (a pool's goroutines, a
+				// timer): it runs again before it is given up.
+				if rep.Diverged && diverged < DivergeRetries && ctx.Err() == nil && e.retryAllowed() {
+					diverged++
+					continue
 				}
 				// A pair lets PostgreSQL decide the interleaving: a passing
 				// run does not clear the plan, so it runs again.
@@ -336,6 +345,10 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		}
 	}
 }
+
+// DivergeRetries is how many times a plan that could not be followed runs
+// again.
+const DivergeRetries = 2
 
 // maxSeenSchedules caps the deduplication set (about 40 bytes an entry).
 const maxSeenSchedules = 1 << 18

@@ -40,8 +40,8 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			fmt.Fprintf(w, "Reduction: %d of %d alternative orders skipped as equivalent to orders explored (they differ only by swapping independent commands; --reduction none explores them).\n",
 				s.Alternatives-s.Queued, s.Alternatives)
 		}
-		if s.Inconclusive > 0 || s.Diverged > 0 {
-			fmt.Fprintf(w, "Not judged: %d inconclusive, %d diverged from their plan.\n", s.Inconclusive, s.Diverged)
+		if (s.Inconclusive > 0 || s.Diverged > 0) && r.Outcome != engine.OutcomeInconclusive {
+			fmt.Fprintf(w, "Not judged: %d attempts inconclusive; %d plans could not be followed.\n", s.Inconclusive, s.Diverged)
 		}
 	} else {
 		fmt.Fprintf(w, "%s: one attempt in the default order; %s.\n", oneLine(r.Scenario), verdict)
