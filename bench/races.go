@@ -328,6 +328,65 @@ func Races() []Race {
 		}
 		return actor(exec(q))
 	}
+	// Three customers increment one counter: read it, add one in Go, write
+	// it back; the repair locks the row FOR UPDATE inside a transaction.
+	counter3 := func(fixed bool) func(context.Context, string) (any, error) {
+		read := "SELECT n FROM counter WHERE id = 1"
+		if fixed {
+			read += " FOR UPDATE"
+		}
+		return actor(exec("BEGIN"),
+			func(ctx context.Context, c *pgx.Conn, st *state) error { return c.QueryRow(ctx, read).Scan(&st.n) },
+			func(ctx context.Context, c *pgx.Conn, st *state) error {
+				_, err := c.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", st.n+1)
+				return err
+			},
+			exec("COMMIT"))
+	}
+	counterSQL = "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)"
+	counter3Inv := expect("SELECT n FROM counter WHERE id = 1", 3, "three increments, counter is %d")
+	rs = append(rs, Race{Name: "counter-3-actors", Story: "three customers read the counter in a transaction, add one, write back; the repair reads it FOR UPDATE",
+		Bug: scenario("counter-3", counterSQL, counter3Inv, counter3(false), counter3(false), counter3(false)),
+		Fix: scenario("counter-3-fixed", counterSQL, counter3Inv, counter3(true), counter3(true), counter3(true))})
+
+	// A checkout handler, three customers, one item left: read the own
+	// cart, read the stock (the repair locks it FOR UPDATE), insert the
+	// order, decrement the stock, insert an audit row, commit.
+	checkout := func(customer string, fixed bool) func(context.Context, string) (any, error) {
+		stock := "SELECT stock FROM products WHERE id = 1"
+		if fixed {
+			stock += " FOR UPDATE"
+		}
+		return actor(exec("BEGIN"),
+			exec("SELECT items FROM carts WHERE customer = $1", customer),
+			func(ctx context.Context, c *pgx.Conn, st *state) error { return c.QueryRow(ctx, stock).Scan(&st.n) },
+			func(ctx context.Context, c *pgx.Conn, st *state) error {
+				if st.n <= 0 {
+					return nil // sold out: no order
+				}
+				_, err := c.Exec(ctx, "INSERT INTO orders (customer, product) VALUES ($1, 1)", customer)
+				return err
+			},
+			func(ctx context.Context, c *pgx.Conn, st *state) error {
+				if st.n <= 0 {
+					return nil
+				}
+				_, err := c.Exec(ctx, "UPDATE products SET stock = $1 WHERE id = 1", st.n-1)
+				return err
+			},
+			exec("INSERT INTO audit (what) VALUES ($1)", customer+" checked out"),
+			exec("COMMIT"))
+	}
+	shopSQL := `CREATE TABLE products (id int PRIMARY KEY, stock int NOT NULL);
+		CREATE TABLE carts (customer text PRIMARY KEY, items int);
+		CREATE TABLE orders (id serial PRIMARY KEY, customer text, product int REFERENCES products);
+		CREATE TABLE audit (id serial PRIMARY KEY, what text);
+		INSERT INTO products VALUES (1, 1); INSERT INTO carts VALUES ('ann', 1), ('bo', 1), ('cy', 1)`
+	shopInv := expect("SELECT (SELECT count(*) FROM orders) + (SELECT stock FROM products WHERE id = 1)", 1, "oversold: orders + stock = %d, want 1")
+	rs = append(rs, Race{Name: "checkout-3-customers", Story: "three customers check out the last item; the repair locks the product row FOR UPDATE",
+		Bug: scenario("checkout-3", shopSQL, shopInv, checkout("ann", false), checkout("bo", false), checkout("cy", false)),
+		Fix: scenario("checkout-3-fixed", shopSQL, shopInv, checkout("ann", true), checkout("bo", true), checkout("cy", true))})
+
 	lockInv := expect("SELECT count(*) FROM locks WHERE name = 'migration'", 1, "%d migration lock rows, want 1")
 	rs = append(rs, Race{Name: "insert-where-not-exists", Story: "one statement each: INSERT ... SELECT ... WHERE NOT EXISTS (needs overlap pairs)", Overlap: true,
 		Bug: scenario("insert-where-not-exists", "CREATE TABLE locks (name text NOT NULL)", lockInv, lockRow(false), lockRow(false)),
