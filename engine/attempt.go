@@ -10,6 +10,7 @@ import (
 
 	"github.com/pginterleave/interleave/fingerprint"
 	"github.com/pginterleave/interleave/netproxy"
+	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
 	"github.com/pginterleave/interleave/search"
 )
@@ -36,7 +37,14 @@ type attemptResult struct {
 func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, victims []int) *attemptResult {
 	res := &attemptResult{Started: time.Now()}
 
-	defer func() { res.Duration = time.Since(res.Started) }()
+	defer func() {
+		res.Duration = time.Since(res.Started)
+		if err := pgserver.Terminated(w.env.server); err != nil {
+			// The server died: whatever the actors or the setup saw is
+			// its consequence, not their fault.
+			res.Outcome, res.Message = OutcomeHarnessError, err.Error()
+		}
+	}()
 	actx, cancel := context.WithTimeout(ctx, w.env.opts.AttemptTimeout)
 	defer cancel()
 

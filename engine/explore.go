@@ -93,6 +93,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	var mu sync.Mutex
 	var first *attemptResult
 	firstSeq := -1
+	var opening *attemptResult // the first attempt (the default order), kept for a passing artifact
 	var lastHarness *attemptResult
 	sum, err := search.Explore(ctx, so, search.Hooks{
 		Progress: e.opts.Output.OnProgress,
@@ -106,6 +107,16 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			return search.Report{Stop: fmt.Errorf("start worker %d: %w", wi, err)}
 		}
 		r := w.run(ctx, sc, policy, plan.Victims)
+		if seq == 0 && e.opts.Output.Out != "" {
+			mu.Lock()
+			opening = r
+			mu.Unlock()
+		}
+		if ctx.Err() != nil {
+			// Stopped from outside (a signal, the caller's deadline):
+			// what the attempt saw is the stopping, not the scenario.
+			return search.Report{Inconclusive: true}
+		}
 		rep := search.Report{Failed: r.Outcome.Failed(), Inconclusive: r.Outcome == OutcomeInconclusive,
 			Deadlocks: deadlocks(r), Actors: len(sc.Actors)}
 		if r.Sched != nil {
@@ -153,6 +164,8 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			res.Artifact.Search = searchRecord(e.opts, sum, sum.Attempted-1)
 		}
 	case sum.StopReason == search.StopCancelled:
+		res.Outcome = OutcomeInconclusive
+		res.Message = fmt.Sprintf("the search was stopped after %d attempts, before it explored every order", sum.Attempted)
 		return res, ctx.Err()
 	case !sum.Exhausted():
 		res.Outcome = OutcomeInconclusive
@@ -162,6 +175,13 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		res.Message = unjudged(sum)
 	default:
 		res.Outcome = OutcomePass
+	}
+	if res.Artifact == nil && opening != nil && res.Outcome == OutcomePass {
+		// A pass is kept too (--out): the default order's attempt, with
+		// what the search explored.
+		res.Artifact = e.recordAttempt(sc, "explore", opening)
+		res.Artifact.Outcome = outcomeRecord(OutcomePass, "")
+		res.Artifact.Search = searchRecord(e.opts, sum, 0)
 	}
 	return res, nil
 }
@@ -207,12 +227,10 @@ func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	}
 	res.Artifact.Cleanup = cleanup
 	if ctx.Err() != nil {
+		res.Outcome, res.Message = OutcomeInconclusive, "the attempt was stopped before it finished"
 		return res, ctx.Err()
 	}
-	if res.Outcome.Failed() {
-		return res, res.save(o)
-	}
-	return res, nil
+	return res, res.save(o)
 }
 
 // closeRecorded shuts the server side down and says what was cleaned up.

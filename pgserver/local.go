@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,12 +57,13 @@ type Local struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	closing   atomic.Bool // Close is stopping the server: not a termination
 }
 
 // testSpeedSettings trade durability for speed: the cluster is thrown away.
 // autovacuum is off so that no background session takes locks an attempt
-// could wait on; deadlock_timeout is low but far above scheduling latency so
-// the victim of a deadlock is the same on every run.
+// could wait on; deadlock_timeout is low (actors' connections bring their
+// own, which decides a deadlock's victim).
 var testSpeedSettings = [][2]string{
 	{"fsync", "off"},
 	{"synchronous_commit", "off"},
@@ -407,6 +409,7 @@ func (l *Local) DropDatabase(ctx context.Context, name string) error {
 // Close stops the server and removes its directory. It is safe to call more
 // than once and from a signal path.
 func (l *Local) Close() error {
+	l.closing.Store(true)
 	l.closeOnce.Do(func() {
 		if l.admin != nil {
 			l.admin.mu.Lock()
@@ -440,4 +443,18 @@ func (l *Local) storeMD5Password(ctx context.Context) error {
 	defer c.Close(ctx)
 	_, err = c.Exec(ctx, "SET password_encryption = 'md5'; ALTER ROLE "+pgx.Identifier{l.user}.Sanitize()+" PASSWORD '"+l.password+"'")
 	return err
+}
+
+// terminated implements Terminated.
+func (l *Local) terminated() error {
+	select {
+	case <-l.exited:
+	default:
+		return nil
+	}
+	if l.closing.Load() {
+		return nil
+	}
+	log, _ := os.ReadFile(l.logPath())
+	return fmt.Errorf("PostgreSQL terminated (%v); the end of its log: %s", l.exitErr, tail(string(log), 800))
 }

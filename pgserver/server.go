@@ -66,3 +66,13 @@ type ProviderRequest struct {
 	MaxConnections int
 	TLS            bool // proxies will reach it over TLS
 }
+
+// Terminated reports whether a server Interleave manages has stopped on its
+// own (killed, crashed), with the end of its log; nil while it runs, and
+// for servers it does not manage.
+func Terminated(s Server) error {
+	if t, ok := s.(interface{ terminated() error }); ok {
+		return t.terminated()
+	}
+	return nil
+}

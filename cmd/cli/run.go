@@ -160,6 +160,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 		return 0, usageError("%v (see %s --help)", err, command)
 	}
 	*jsonOut = s.json
+	if err := explicitZeros(fs); err != nil {
+		return 0, err
+	}
 	want := 0
 	if command != "run" {
 		want = 1
@@ -353,4 +356,29 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// explicitZeros refuses a zero given on the command line where zero only
+// means "the default" in the library: --workers 0 is not one per CPU by
+// intent, --attempt-timeout 0 is not 30 seconds.
+func explicitZeros(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "workers", "attempt-timeout", "repeat", "max-message", "frontier-bytes":
+			if v := f.Value.String(); v == "0" || v == "0s" {
+				def := f.DefValue
+				switch f.Name {
+				case "workers":
+					def = "one per CPU"
+				case "max-message":
+					def = "256 MiB"
+				case "frontier-bytes":
+					def = "256 MiB"
+				}
+				err = usageError("--%s must be more than 0 (leave it out for the default: %s)", f.Name, def)
+			}
+		}
+	})
+	return err
 }

@@ -44,6 +44,11 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			}
 			bin, cleanup, err := buildProgram(args[0])
 			if err != nil {
+				var em *exitWithMessage
+				if errors.As(err, &em) {
+					fmt.Fprintf(os.Stderr, "interleave: %s.\n", em.msg)
+					return exitCode(em.code)
+				}
 				return err
 			}
 			defer cleanup()
@@ -76,7 +81,29 @@ func buildProgram(dir string) (string, func(), error) {
 	abs, _ := filepath.Abs(dir)
 	cmd := exec.Command("go", "build", "-C", abs, "-o", bin, ".")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := supervise.Run(cmd); err != nil { // never outlives us
+	supervise.Prepare(cmd) // never outlives us
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := supervise.Start(cmd); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("run the go command to build %s: %w; is Go installed and on PATH?", dir, err)
+	}
+	built := make(chan error, 1)
+	go func() { built <- supervise.Wait(cmd) }()
+	select {
+	case err = <-built:
+	case s := <-sigs:
+		_ = supervise.KillTree(cmd)
+		<-built
+		cleanup()
+		n := 2
+		if sig, ok := s.(syscall.Signal); ok {
+			n = 128 + int(sig)
+		}
+		return "", nil, &exitWithMessage{code: n, msg: fmt.Sprintf("%v received while building the scenario program; the build was stopped and its directory removed", s)}
+	}
+	if err != nil {
 		cleanup()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -121,7 +148,10 @@ func runChild(bin string, args []string, dir string, extraEnv []string) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
+			// The program handles the signals we forward and exits with
+			// its code; killed outright, it said nothing: say it.
+			fmt.Fprintf(os.Stderr, "interleave: the scenario program was killed by signal %d (%v) before it finished; its server and temporary files are removed by its supervisor. If this was not you, look for an out-of-memory kill in the system log.\n", int(ws.Signal()), ws.Signal())
+			return interleave.ExitError
 		}
 		return ee.ExitCode()
 	}
@@ -234,3 +264,11 @@ func wantsHelp(args []string) bool {
 	}
 	return false
 }
+
+// exitWithMessage ends the command with code after printing msg.
+type exitWithMessage struct {
+	code int
+	msg  string
+}
+
+func (e *exitWithMessage) Error() string { return e.msg }
