@@ -180,3 +180,30 @@ func TestReductionOnRandomModels(t *testing.T) {
 		}
 	}
 }
+
+// Shards under reduction: the first schedule's alternatives are dealt out
+// whole, each shard reduces below them, and together they see every
+// behaviour.
+func TestReductionAcrossShards(t *testing.T) {
+	model := [][]modelUnit{
+		{u("", "t"), u("x", ""), {writes: []string{"x"}, ends: true}},
+		{u("", "t"), u("y", "")},
+		{u("x", ""), u("", "t")},
+	}
+	full, _ := exploreModel(t, model, Options{Reduction: NoReduction})
+	union := map[string]int{}
+	for k := 1; k <= 3; k++ {
+		seen, sum := exploreModel(t, model, Options{Shard: k, Shards: 3, Workers: 2})
+		if !sum.Exhausted() {
+			t.Fatalf("shard %d/3 did not exhaust its part: %+v", k, sum)
+		}
+		for b := range seen {
+			union[b]++
+		}
+	}
+	for b := range full {
+		if union[b] == 0 {
+			t.Errorf("no shard saw behaviour %q", b)
+		}
+	}
+}
