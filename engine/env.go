@@ -181,7 +181,11 @@ func (w *worker) reset(ctx context.Context) error {
 	if err := w.control.DeallocateAll(ctx); err != nil {
 		return err
 	}
-	return pgserver.ResetDatabase(ctx, w.control, w.db, w.pristine)
+	var keep []uint32
+	if w.barrier != nil && !w.barrier.conn.IsClosed() && w.barrier.conn.PgConn().TxStatus() == 'I' {
+		keep = append(keep, w.barrier.pid)
+	}
+	return pgserver.ResetDatabase(ctx, w.control, w.db, w.pristine, keep...)
 }
 
 // actorConnString is the connection string an actor gets: its proxy, the

@@ -64,11 +64,13 @@ const userSchemasSQL = `SELECT nspname FROM pg_namespace
 // and public recreated with its original owner and privileges, large objects,
 // event triggers and publications removed, database-level settings reset.
 // Objects outside the database (roles, tablespaces) are never touched.
-func ResetDatabase(ctx context.Context, conn *pgx.Conn, db string, p *Pristine) error {
+// Sessions whose backend pid is in keep (the caller's own helpers, idle)
+// are left alone.
+func ResetDatabase(ctx context.Context, conn *pgx.Conn, db string, p *Pristine, keep ...uint32) error {
 	if !IsOwnedName(db) {
 		return fmt.Errorf("refusing to reset database %q: Interleave did not create it", db)
 	}
-	if err := TerminateSessions(ctx, conn); err != nil {
+	if err := TerminateSessions(ctx, conn, keep...); err != nil {
 		return err
 	}
 	rows, err := conn.Query(ctx, userSchemasSQL)
@@ -118,13 +120,17 @@ func contains(list []string, s string) bool {
 // TerminateSessions ends every other session in the current database and
 // waits until they are gone, so that nothing an attempt left behind (locks,
 // open transactions) reaches the next one.
-func TerminateSessions(ctx context.Context, conn *pgx.Conn) error {
+func TerminateSessions(ctx context.Context, conn *pgx.Conn, keep ...uint32) error {
 	const q = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid()`
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> ALL($1::int4[])`
+	spare := make([]int32, len(keep))
+	for i, k := range keep {
+		spare[i] = int32(k)
+	}
 	start := time.Now()
 	for i := 0; ; i++ {
 		var n int
-		if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, q, spare).Scan(&n); err != nil {
 			return fmt.Errorf("terminate sessions: %w", err)
 		}
 		if n == 0 {

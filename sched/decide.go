@@ -342,8 +342,13 @@ func (a *Attempt) sendPair(ctx context.Context, p *pairSend) {
 		_ = u.Send() // an error surfaces on the proxy's side
 	}
 	if held {
-		a.awaitBarrier(ctx, p, barrier)
+		both := a.awaitBarrier(ctx, p, barrier)
 		a.cfg.Barrier.Release(ctx)
+		if debugSched {
+			fmt.Fprintf(os.Stderr, "barrier held by %d; both waiting: %v\n", barrier, both)
+		}
+	} else if debugSched {
+		fmt.Fprintf(os.Stderr, "no barrier for the pair\n")
 	}
 	a.mu.Lock()
 	for _, l := range p.lanes {
@@ -359,7 +364,7 @@ const barrierWait = 250 * time.Millisecond
 
 // awaitBarrier polls until both statements of a pair wait on the barrier's
 // lock (or the bound passes).
-func (a *Attempt) awaitBarrier(ctx context.Context, p *pairSend, barrier uint32) {
+func (a *Attempt) awaitBarrier(ctx context.Context, p *pairSend, barrier uint32) bool {
 	pids := make([]uint32, len(p.lanes))
 	for i, l := range p.lanes {
 		pids[i] = l.info.BackendPID
@@ -368,7 +373,7 @@ func (a *Attempt) awaitBarrier(ctx context.Context, p *pairSend, barrier uint32)
 	for delay := 100 * time.Microsecond; time.Now().Before(deadline) && ctx.Err() == nil; delay = min(2*delay, 5*time.Millisecond) {
 		waits, err := a.cfg.Monitor.Waits(ctx, pids, []uint32{barrier})
 		if err != nil {
-			return
+			return false
 		}
 		n := 0
 		for _, w := range waits {
@@ -377,10 +382,11 @@ func (a *Attempt) awaitBarrier(ctx context.Context, p *pairSend, barrier uint32)
 			}
 		}
 		if n == len(pids) {
-			return
+			return true
 		}
 		time.Sleep(delay)
 	}
+	return false
 }
 
 func (a *Attempt) unitName(u *UnitRecord) string {
