@@ -91,6 +91,11 @@ func Cases() []Case {
 			{q("SELECT count(*) FROM audit")}}},
 		{Name: "user-function", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$;",
 			Actors: [][]Step{{q("SELECT bump()")}, {q("SELECT n FROM counter")}}},
+		{Name: "function-in-transaction", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$;",
+			Actors: [][]Step{{q("BEGIN"), q("SELECT bump()"), q("COMMIT")}, {q("SELECT n FROM counter"), q("SELECT n FROM counter")}}},
+		{Name: "lock-table-in-transaction", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), q("LOCK TABLE counter IN EXCLUSIVE MODE"), q("SELECT n FROM counter"), q("COMMIT")},
+			{q("UPDATE counter SET n = n + 1")}}},
 		{Name: "savepoints", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SAVEPOINT s"), q("UPDATE counter SET n = n + 1"), q("ROLLBACK TO SAVEPOINT s"), q("UPDATE counter SET n = n + 10"), q("COMMIT")},
 			{q("SELECT n FROM counter"), q("UPDATE counter SET n = n * 2")}}},

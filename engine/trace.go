@@ -183,6 +183,7 @@ type connTx struct {
 	status               byte   // before the next unit: I, T or E
 	level                string // the open transaction's isolation
 	started              bool   // the open transaction ran a statement (took its snapshot)
+	global               bool   // the open transaction ran a global unit: its end is global too
 	reads, writes, locks footprint.Set
 }
 
@@ -194,7 +195,7 @@ func (c *connTx) event(u *sched.UnitRecord, f footprint.Unit) search.Event {
 	}
 	inTx := c.status != 'I'
 	if !inTx {
-		c.level, c.started = c.session, false
+		c.level, c.started, c.global = c.session, false, false
 		c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 	}
 	if f.Isolation != "" && !c.started {
@@ -207,6 +208,7 @@ func (c *connTx) event(u *sched.UnitRecord, f footprint.Unit) search.Event {
 		ev.Snapshot = c.level != "read committed"
 		c.started = true
 	}
+	c.global = c.global || f.Global
 	c.reads.Add(f.Reads.Sorted()...)
 	c.writes.Add(f.Writes.Sorted()...)
 	c.locks.Add(f.Locks.Sorted()...)
@@ -217,6 +219,9 @@ func (c *connTx) event(u *sched.UnitRecord, f footprint.Unit) search.Event {
 	if after == 'I' && (inTx || f.DML || f.Global || f.Ends) {
 		ev.EndsTx = true
 		ev.TxReads, ev.TxWrites, ev.TxLocks = c.reads.Sorted(), c.writes.Sorted(), c.locks.Sorted()
+		// What a global unit did (a lock, a function's writes) is released
+		// or made visible here: nothing is known of it.
+		ev.Global = ev.Global || c.global
 	}
 	c.status = after
 	return ev
