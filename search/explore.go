@@ -22,7 +22,7 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 		opts.Depth = 2
 	}
 	if opts.PairRepeats == 0 {
-		opts.PairRepeats = 3
+		opts.PairRepeats = 10
 	}
 	if opts.Shards > 1 && (opts.Shard < 1 || opts.Shard > opts.Shards) {
 		return nil, fmt.Errorf("shard %d/%d: K must be between 1 and N", opts.Shard, opts.Shards)

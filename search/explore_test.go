@@ -195,9 +195,9 @@ func TestOverlapPairsAreExplored(t *testing.T) {
 		return Report{Decisions: ds}
 	})
 	// Two single-unit actors: a-b (default), b-a, and the pair a+b, which
-	// passes and so runs PairRepeats (3) times.
-	if sum.Attempted != 5 || pairs != 3 || sum.Retries != 2 || !sum.Exhausted() {
-		t.Fatalf("attempted %d with %d pair runs (%d retries); want 5 with 3 (2 retries)", sum.Attempted, pairs, sum.Retries)
+	// passes and so runs PairRepeats (10) times.
+	if sum.Attempted != 12 || pairs != 10 || sum.Retries != 9 || !sum.Exhausted() {
+		t.Fatalf("attempted %d with %d pair runs (%d retries); want 12 with 10 (9 retries)", sum.Attempted, pairs, sum.Retries)
 	}
 }
 

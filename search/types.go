@@ -51,7 +51,7 @@ type Options struct {
 	Workers int
 	// Overlap Pairs adds pair releases: two pending units of different
 	// actors released in one write pass, for PostgreSQL to interleave. A
-	// plan that ends with a pair runs up to PairRepeats times (default 3)
+	// plan that ends with a pair runs up to PairRepeats times (default 10)
 	// until it fails, since the interleaving is PostgreSQL's.
 	Overlap     Overlap
 	PairRepeats int
