@@ -35,14 +35,8 @@ func (r *Result) ExitCode() int { return r.Outcome.ExitCode() }
 // Explore searches the orders of sc's units for one that breaks the
 // invariant, within opts' budgets.
 func Explore(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
-	if err := sc.Validate(); err != nil {
-		return nil, err
-	}
-	o, err := opts.withDefaults()
+	o, err := begin(&sc, opts)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkOut(o.Output); err != nil {
 		return nil, err
 	}
 	e, err := openEnv(ctx, o, o.Search.Workers)
@@ -196,14 +190,8 @@ func searchRecord(o Options, s *search.Summary, seq int) *artifact.Search {
 
 // RunOnce runs a single attempt in the default (FIFO) order.
 func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
-	if err := sc.Validate(); err != nil {
-		return nil, err
-	}
-	o, err := opts.withDefaults()
+	o, err := begin(&sc, opts)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkOut(o.Output); err != nil {
 		return nil, err
 	}
 	e, err := openEnv(ctx, o, 1)
@@ -253,6 +241,19 @@ func (r *Result) save(o Options) error {
 	}
 	r.Saved = o.Output.Out
 	return nil
+}
+
+// begin checks what a run is given before any work starts: the scenario,
+// the options (with their defaults filled in), the output path.
+func begin(sc *Scenario, opts Options) (Options, error) {
+	if err := sc.Validate(); err != nil {
+		return opts, err
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return o, err
+	}
+	return o, checkOut(o.Output)
 }
 
 // checkOut refuses, before any work starts, an output path that could not

@@ -56,14 +56,8 @@ func (r *ReplayResult) ExitCode() int { return r.Outcome.ExitCode() }
 // setup) and reports every difference as incompatible before actors run;
 // then it requires each pending command to be the recorded one.
 func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts ReplayOptions) (*ReplayResult, error) {
-	if err := sc.Validate(); err != nil {
-		return nil, err
-	}
-	o, err := opts.Options.withDefaults()
+	o, err := begin(&sc, opts.Options)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkOut(o.Output); err != nil {
 		return nil, err
 	}
 	res := &ReplayResult{Scenario: sc.Name, Guided: opts.Guided, PairStep: -1}
