@@ -40,7 +40,6 @@ func Cases() []Case {
 		{Name: "for-update-2", Setup: counter, Actors: [][]Step{forUpdate, forUpdate}},
 		{Name: "for-update-3", Setup: counter, Actors: [][]Step{forUpdate, forUpdate, forUpdate}, Large: true},
 		{Name: "checkout-2", Setup: shop, Actors: [][]Step{checkout("ann"), checkout("bo")}},
-		{Name: "checkout-3", Setup: shop, Actors: [][]Step{checkout("ann"), checkout("bo"), checkout("cy")}, Large: true},
 		{Name: "disjoint-3", Setup: "CREATE TABLE a (n int); CREATE TABLE b (n int); CREATE TABLE c (n int); INSERT INTO a VALUES (0); INSERT INTO b VALUES (0); INSERT INTO c VALUES (0);",
 			Actors: [][]Step{
 				{q("UPDATE a SET n = n + 1"), q("SELECT n FROM a")},
