@@ -49,7 +49,11 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		traceCommand(),
 		cleanCommand(),
 		postgresCommand(),
+		versionCommand(),
+		initCommand(),
 	)
+	root.Version = buildVersion().text()
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -58,6 +62,5 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 	if c, ok := err.(exitCode); ok {
 		return int(c)
 	}
-	fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
-	return 2
+	return reportError(err, args, os.Stdout, os.Stderr)
 }
