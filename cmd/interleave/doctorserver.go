@@ -79,7 +79,7 @@ func (d *doctor) dedicated(ctx context.Context, rawURL, from string, o doctorOpt
 		d.add(failed("server", "check the URL, that the server is up and reachable from here, and that the account has CREATEDB", "%s: %v", from, err))
 		return nil, nil
 	}
-	d.add(ok("server", "dedicated test server %s from %s (PostgreSQL %s)", srv.Describe(), from, srv.Version()))
+	d.add(ok("server", "dedicated test server %s, from %s", srv.Describe(), from))
 	return srv, d.closer(srv, "every database doctor created on it was dropped")
 }
 
