@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -24,18 +25,23 @@ import (
 // programCommand builds the scenario program named by the first argument and
 // runs it with the subcommand and the remaining arguments.
 func programCommand(name, use, short string, positional int) *cobra.Command {
-	return &cobra.Command{
+	help := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: interleave %s\n\n%s.\n%s\nExamples:\n%s\nFlags:\n%s", use, short, programHelp, programExamples[name], cli.Usage(name, interleave.Options{}))
+	}
+	cmd := &cobra.Command{
 		Use:                use,
 		Short:              short,
+		Example:            programExamples[name],
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wantsHelp(args) {
-				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave %s\n\n%s.\n%s\nFlags:\n%s", use, short, programHelp, cli.Usage(name, interleave.Options{}))
+				help(cmd.OutOrStdout())
 				if len(args) == 0 {
 					return exitCode(2)
 				}
 				return nil
 			}
+			defer printTermsPointer(os.Stdout, args)
 			if len(args) < positional {
 				return fmt.Errorf("interleave %s needs %d arguments: %s", name, positional, use)
 			}
@@ -56,6 +62,25 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			return exitCode(runChild(bin, childArgs, args[0], env))
 		},
 	}
+	// `interleave help run` prints the same, without building anything.
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { help(c.OutOrStdout()) })
+	return cmd
+}
+
+// programExamples are the examples of run, replay and minimize.
+var programExamples = map[string]string{
+	"run": `  interleave run ./examples/counter --out failure.json
+  interleave run scenario.yaml --max-time 2m --workers 4
+  interleave run scenario.mjs --strategy pct --seed 7 --max-runs 500 --json
+  interleave run deadlock.spec --expected deadlock.out
+`,
+	"replay": `  interleave replay ./examples/counter failure.json
+  interleave replay ./examples/counter-fixed failure.json --guided
+  interleave replay scenario.yaml failure.json --json
+`,
+	"minimize": `  interleave minimize ./examples/counter failure.json --out minimal.json
+  interleave minimize scenario.mjs failure.json --max-time 5m --json
+`,
 }
 
 // buildProgram compiles the main package in dir into a temporary directory.
