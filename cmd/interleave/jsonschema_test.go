@@ -121,6 +121,7 @@ func TestJSONOutputs(t *testing.T) {
 		{[]string{"run", "./examples/counter", "--bogus", "--json"}, 2, "error", "bogus"},
 		{[]string{"run", "./examples/nonexistent", "--json"}, 2, "error", "no such file or directory"},
 		{[]string{"run", "scenario/testdata/counter.yaml", "--json"}, 1, "summary", `"scenario": "counter"`},
+		{[]string{"run", filepath.Join(tmp, "x.spec"), "--json"}, 2, "error", "not JSON"},
 		{[]string{"replay", "./examples/counter", art, "--json"}, 1, "replay", `"sameFailure": true`},
 		{[]string{"replay", "./examples/counter-fixed", art, "--json"}, 3, "replay", `"outcome": "incompatible"`},
 		{[]string{"replay", "./examples/counter-fixed", art, "--guided", "--json"}, 0, "replay", `"guided": true`},

@@ -201,12 +201,15 @@ func runSpecFile(path string, args []string) int {
 	fs.StringVar(&o.Server.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres")
 	fs.DurationVar(&o.AttemptTimeout, "attempt-timeout", 30*time.Second, "deadline for one permutation; a hang is inconclusive")
 	fs.IntVar(&o.Search.Workers, "workers", 0, "permutations run in parallel, each on its own database (default: CPUs, at most 4)")
+	asJSON := fs.Bool("json", false, "not available: a spec prints the isolation tester's output format")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
-		return interleave.ExitError
+		return reportError(err, args, os.Stdout, os.Stderr)
+	}
+	if *asJSON {
+		return reportError(errors.New("an isolation-tester spec prints the tester's output format (what --expected compares), not JSON: drop --json, or run a YAML or Go scenario for a JSON summary"), args, os.Stdout, os.Stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "interleave: unexpected argument %q after %s\n", fs.Arg(0), path)
