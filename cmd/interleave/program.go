@@ -41,12 +41,13 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				}
 				return nil
 			}
-			defer printTermsPointer(os.Stdout, args)
 			if len(args) < positional {
 				return fmt.Errorf("interleave %s needs %d arguments: %s", name, positional, use)
 			}
 			if isScenarioFile(args[0]) {
-				return exitCode(runScenarioFile(name, args[0], args[1:]))
+				code := runScenarioFile(name, args[0], args[1:])
+				printTermsPointer(os.Stdout, args)
+				return exitCode(code)
 			}
 			bin, cleanup, err := buildProgram(args[0])
 			if err != nil {
@@ -59,7 +60,9 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				return err
 			}
 			defer stop()
-			return exitCode(runChild(bin, childArgs, args[0], env))
+			code := runChild(bin, childArgs, args[0], env)
+			printTermsPointer(os.Stdout, args)
+			return exitCode(code)
 		},
 	}
 	// `interleave help run` prints the same, without building anything.
