@@ -160,14 +160,21 @@ func Replay(t testing.TB, sc interleave.Scenario, path string, opts interleave.O
 	}
 	var summary strings.Builder
 	cli.PrintReplay(&summary, res)
-	switch res.Outcome {
-	case interleave.OutcomeViolation, interleave.OutcomeActorError:
+	switch {
+	case res.Outcome == interleave.OutcomeViolation, res.Outcome == interleave.OutcomeActorError:
 		t.Errorf("interleave: the failure recorded in %s still happens:\n%s", path, summary.String())
-	case interleave.OutcomePass, interleave.OutcomeIncompatible:
-		// The violation did not come back. An incompatible guided replay
-		// means the repair changed the commands so that the recorded order
-		// no longer exists: say so, it is not a failure of the regression.
-		t.Logf("interleave: %s", strings.TrimSpace(summary.String()))
+	case res.Outcome == interleave.OutcomePass:
+		// The recorded failure did not come back. A guided replay that
+		// could follow only part of the recorded order (the repair changed
+		// the commands, e.g. a lock now makes an actor wait) and passed is
+		// a pass, as `interleave replay --guided` exits 0 for it.
+		t.Logf("interleave: %s\nThe recorded failure no longer happens; keep this test as its regression, and search every order of the changed code with interleavetest.Explore (or `interleave run`).",
+			strings.TrimSpace(summary.String()))
+	case res.Outcome == interleave.OutcomeIncompatible:
+		// Nothing of the recording applies: another scenario name, other
+		// actors. Passing here would keep a regression test that tests nothing.
+		t.Errorf("interleave: %s cannot be replayed against scenario %q:\n%s\nA repaired scenario must keep its Name and its actors' names; to record the changed scenario anew, run `go test -run '%s' -interleave.record`.",
+			path, sc.Name, summary.String(), t.Name())
 	default:
 		t.Errorf("interleave: %s", summary.String())
 	}

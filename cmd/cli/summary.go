@@ -72,7 +72,11 @@ func Summarize(r *engine.Result) *SummaryFile {
 		f.Alternatives, f.Skipped = s.Alternatives, s.Alternatives-s.Queued
 	}
 	if r.Outcome.Failed() && r.Artifact != nil {
-		f.FirstFailure = &FailureRef{Path: s.FirstFailurePath, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved}
+		path := s.FirstFailurePath
+		if path == nil {
+			path = []int32{} // the first schedule itself: [] in JSON, not null
+		}
+		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved}
 	}
 	return f
 }

@@ -17,7 +17,7 @@ import (
 func cleanCommand() *cobra.Command {
 	var databaseURL string
 	var minAge time.Duration
-	var dryRun bool
+	var dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "clean [--database-url URL] [--dry-run]",
 		Short: "Remove what runs killed outright left behind: servers, temporary directories, databases",
@@ -30,8 +30,14 @@ made on this host, and the process that made them is dead. With --database-url,
 the interleave_<16 hex> databases on that server that carry Interleave's mark,
 that no live run holds (an advisory lock) and that nobody is connected to are
 dropped. Nothing else is ever touched. See docs/supervision.md.`,
+		Example: `  interleave clean --dry-run
+  interleave clean
+  interleave clean --database-url postgres://me@db.test:5432/postgres --min-age 1h --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				return cleanJSON(cmd, databaseURL, minAge, dryRun)
+			}
 			out := cmd.OutOrStdout()
 			verb := "removed"
 			if dryRun {
@@ -71,6 +77,7 @@ dropped. Nothing else is ever touched. See docs/supervision.md.`,
 	cmd.Flags().StringVar(&databaseURL, "database-url", "", "also drop leftover interleave_<hex> databases on this dedicated test server")
 	cmd.Flags().DurationVar(&minAge, "min-age", 0, "keep leftovers younger than this")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed, remove nothing")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed and kept as JSON")
 	return cmd
 }
 

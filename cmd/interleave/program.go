@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -24,13 +25,17 @@ import (
 // programCommand builds the scenario program named by the first argument and
 // runs it with the subcommand and the remaining arguments.
 func programCommand(name, use, short string, positional int) *cobra.Command {
-	return &cobra.Command{
+	help := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: interleave %s\n\n%s.\n%s\nExamples:\n%s\nFlags:\n%s", use, short, programHelp, programExamples[name], cli.Usage(name, interleave.Options{}))
+	}
+	cmd := &cobra.Command{
 		Use:                use,
 		Short:              short,
+		Example:            programExamples[name],
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wantsHelp(args) {
-				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave %s\n\n%s.\n%s\nFlags:\n%s", use, short, programHelp, cli.Usage(name, interleave.Options{}))
+				help(cmd.OutOrStdout())
 				if len(args) == 0 {
 					return exitCode(2)
 				}
@@ -40,7 +45,9 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				return fmt.Errorf("interleave %s needs %d arguments: %s", name, positional, use)
 			}
 			if isScenarioFile(args[0]) {
-				return exitCode(runScenarioFile(name, args[0], args[1:]))
+				code := runScenarioFile(name, args[0], args[1:])
+				printTermsPointer(os.Stdout, args)
+				return exitCode(code)
 			}
 			bin, cleanup, err := buildProgram(args[0])
 			if err != nil {
@@ -58,9 +65,30 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				return err
 			}
 			defer stop()
-			return exitCode(runChild(bin, childArgs, args[0], env))
+			code := runChild(bin, childArgs, args[0], env)
+			printTermsPointer(os.Stdout, args)
+			return exitCode(code)
 		},
 	}
+	// `interleave help run` prints the same, without building anything.
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { help(c.OutOrStdout()) })
+	return cmd
+}
+
+// programExamples are the examples of run, replay and minimize.
+var programExamples = map[string]string{
+	"run": `  interleave run ./examples/counter --out failure.json
+  interleave run scenario.yaml --max-time 2m --workers 4
+  interleave run scenario.mjs --strategy pct --seed 7 --max-runs 500 --json
+  interleave run deadlock.spec --expected deadlock.out
+`,
+	"replay": `  interleave replay ./examples/counter failure.json
+  interleave replay ./examples/counter-fixed failure.json --guided
+  interleave replay scenario.yaml failure.json --json
+`,
+	"minimize": `  interleave minimize ./examples/counter failure.json --out minimal.json
+  interleave minimize scenario.mjs failure.json --max-time 5m --json
+`,
 }
 
 // buildProgram compiles the main package in dir into a temporary directory.
@@ -206,12 +234,15 @@ func runSpecFile(path string, args []string) int {
 	fs.StringVar(&o.Server.PGBin, "pg-bin", "", "directory with PostgreSQL's initdb and postgres")
 	fs.DurationVar(&o.AttemptTimeout, "attempt-timeout", 30*time.Second, "deadline for one permutation; a hang is inconclusive")
 	fs.IntVar(&o.Search.Workers, "workers", 0, "permutations run in parallel, each on its own database (default: CPUs, at most 4)")
+	asJSON := fs.Bool("json", false, "not available: a spec prints the isolation tester's output format")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
-		return interleave.ExitError
+		return reportError(err, args, os.Stdout, os.Stderr)
+	}
+	if *asJSON {
+		return reportError(errors.New("an isolation-tester spec prints the tester's output format (what --expected compares), not JSON: drop --json, or run a YAML or Go scenario for a JSON summary"), args, os.Stdout, os.Stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "interleave: unexpected argument %q after %s\n", fs.Arg(0), path)

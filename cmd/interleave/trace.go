@@ -36,6 +36,10 @@ Wireshark and tshark dissect as PostgreSQL.
 one session per actor connection, one step per command (bind parameters as
 literals), the release order as its permutation; --spec-setup FILE puts that SQL
 in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress.`,
+		Example: `  interleave trace failure.json
+  interleave trace failure.json --json
+  interleave trace failure.json --pcap failure.pcapng
+  interleave trace failure.json --spec --spec-setup setup.sql > failure.spec`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if pcapOut != "" && !force {
@@ -49,6 +53,9 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 				return err
 			}
 			if asSpec {
+				if asJSON {
+					return fmt.Errorf("--spec prints an isolation-tester spec, which is text: drop --json or --spec")
+				}
 				return writeSpec(cmd, a, specSetup)
 			}
 			raw, err := artifactCapture(args[0], a)
@@ -64,7 +71,7 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(tr); err != nil {
+				if err := enc.Encode(TraceJSON{SchemaVersion: 1, TraceResult: tr}); err != nil {
 					return err
 				}
 			} else {
@@ -153,4 +160,11 @@ func traceInputs(a *artifact.Artifact) ([]capture.UnitInfo, []capture.ConnInfo) 
 		conns = append(conns, capture.ConnInfo{Actor: c.Actor, ActorIndex: i, Conn: c.Conn, Stream: c.Stream})
 	}
 	return units, conns
+}
+
+// TraceJSON is what `interleave trace --json` prints: capture.Trace's
+// result with a schema version (docs/json/trace.v1.schema.json).
+type TraceJSON struct {
+	SchemaVersion int `json:"schemaVersion"`
+	*capture.TraceResult
 }

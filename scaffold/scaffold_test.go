@@ -1,0 +1,69 @@
+package scaffold
+
+import (
+	"go/format"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every kind renders, the Go program is gofmt'ed, and the go.mod carries
+// the replace directive only when asked.
+func TestMake(t *testing.T) {
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		o     Options
+		files []string
+	}{
+		{Options{Kind: Go, Dir: filepath.Join(tmp, "My Likes!")}, []string{"main.go", "go.mod", "README.md"}},
+		{Options{Kind: Go, Dir: filepath.Join(tmp, "r"), Replace: "/src/interleave"}, []string{"main.go", "go.mod", "README.md"}},
+		{Options{Kind: JavaScript, Dir: filepath.Join(tmp, "j")}, []string{"scenario.mjs", "package.json", "README.md"}},
+		{Options{Kind: YAML, Dir: filepath.Join(tmp, "y")}, []string{"scenario.yaml", "README.md"}},
+	} {
+		p, err := Make(c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range p.Files {
+			names = append(names, f.Name)
+			switch f.Name {
+			case "main.go":
+				if got, err := format.Source(f.Data); err != nil || string(got) != string(f.Data) {
+					t.Fatalf("main.go is not gofmt'ed (%v)", err)
+				}
+			case "go.mod":
+				s := string(f.Data)
+				if !strings.HasPrefix(s, "module my-likes\n") && c.o.Replace == "" {
+					t.Fatalf("go.mod's module path:\n%s", s)
+				}
+				if strings.Contains(s, "replace ") != (c.o.Replace != "") || !strings.Contains(s, "require github.com/pginterleave/interleave "+UnpublishedVersion) {
+					t.Fatalf("go.mod for replace %q:\n%s", c.o.Replace, s)
+				}
+			}
+		}
+		if strings.Join(names, ",") != strings.Join(c.files, ",") {
+			t.Fatalf("%s: files %v, want %v", c.o.Kind, names, c.files)
+		}
+	}
+	if _, err := Make(Options{Kind: "rust", Dir: tmp}); err == nil || !strings.Contains(err.Error(), "the kinds are go, js and yaml") {
+		t.Fatalf("unknown kind: %v", err)
+	}
+}
+
+// Write refuses before writing anything when one file exists.
+func TestWriteNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte("{}"), 0o644)
+	p, err := Make(Options{Kind: JavaScript, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write(dir); err == nil || !strings.Contains(err.Error(), "package.json is already there") {
+		t.Fatalf("Write over package.json: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("Write wrote files: %v", entries)
+	}
+}
