@@ -14,7 +14,7 @@ import (
 // Config is one attempt's scheduling set-up.
 type Config struct {
 	Actors  []string
-	Policy  Policy      // nil means FIFO
+	Policy  Policy      // nil releases candidate 0: the default order
 	Monitor LockMonitor // required
 	// MultiProducer lets an actor drive several connections at once (pools).
 	// Quiescence then also needs Settle without events from the actor.
@@ -104,7 +104,7 @@ type lane struct {
 // New prepares an attempt for cfg.Actors.
 func New(cfg Config) *Attempt {
 	if cfg.Policy == nil {
-		cfg.Policy = FIFO{}
+		cfg.Policy = defaultOrder{}
 	}
 	if cfg.PollFirst == 0 {
 		cfg.PollFirst = 400 * time.Microsecond
@@ -372,3 +372,10 @@ func isPrepare(types []byte) bool {
 	}
 	return true
 }
+
+// defaultOrder releases the first candidate: the default (FIFO) order. The
+// search's policies live in package search; this is what an attempt does
+// when it is given none.
+type defaultOrder struct{}
+
+func (defaultOrder) Choose(int, []Candidate) ([]int, error) { return []int{0}, nil }

@@ -53,10 +53,6 @@ type Policy interface {
 	Choose(step int, cands []Candidate) ([]int, error)
 }
 
-// FIFO is the default policy.
-type FIFO struct{}
-
-func (FIFO) Choose(int, []Candidate) ([]int, error) { return []int{0}, nil }
 
 // LockWait is a lock wait PostgreSQL reported for a released unit.
 type LockWait struct {
