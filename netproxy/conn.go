@@ -59,6 +59,7 @@ type conn struct {
 
 func newConn(p *Proxy, nc net.Conn, stream int) *conn {
 	ctx, cancel := context.WithCancel(p.ctx)
+	nc = wrapSocket(nc)
 	c := &conn{
 		p: p, client: nc, stream: stream, ctx: ctx, cancel: cancel,
 		fr:      newFramer(nc, p.cfg.MaxMessage),
@@ -211,6 +212,7 @@ func (c *conn) startup() ([]string, error) {
 			up.Close()
 			return nil, net.ErrClosed
 		}
+		up = wrapSocket(up)
 		c.up = up
 		c.mu.Unlock()
 		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
