@@ -146,3 +146,14 @@ func (f *framer) makeRoom(need int) {
 	f.start = 0
 	f.buf = nb
 }
+
+// complete reports whether a whole typed message is buffered past pos, so
+// that next returns it without reading.
+func (f *framer) complete() bool {
+	avail := f.end - f.pos
+	if avail < 5 {
+		return false
+	}
+	n := int(binary.BigEndian.Uint32(f.buf[f.pos+1:]))
+	return n >= 4 && avail >= n+1
+}
