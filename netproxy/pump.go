@@ -64,14 +64,16 @@ func (c *conn) serverClosed(err error) error {
 	return err
 }
 
-// forwardChunk scans, forwards and records one chunk, then acts on what the
-// scanner saw (after the client has the bytes).
+// forwardChunk records, scans and forwards one chunk, then acts on what the
+// scanner saw (after the client has the bytes). Recording comes first so
+// that the capture's order is causal: a client that answers at once cannot
+// have its next write recorded before the bytes it answered.
 func (c *conn) forwardChunk(b []byte) error {
+	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	c.wmu.Lock()
 	c.scan.scan(b)
 	_, err := c.client.Write(b)
 	c.wmu.Unlock()
-	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	// Act on what the server said even when the client is gone: a cancelled
 	// statement's 57014 belongs in the record whether or not the driver
 	// stayed to read it.

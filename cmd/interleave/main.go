@@ -47,6 +47,7 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 		exportCommand(),
 		reportCommand(),
 		traceCommand(),
+		proxyCommand(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
