@@ -14,7 +14,10 @@ const DefaultMaxMessage = 256 << 20
 // maxStartupPacket matches PostgreSQL's MAX_STARTUP_PACKET_LENGTH.
 const maxStartupPacket = 10000
 
-const initialBuffer = 16 << 10
+// initialBuffer is a connection's first read buffer: enough for the
+// commands of most applications; it grows, for a connection that needs it,
+// only as bytes arrive. Small so that an idle connection costs little.
+const initialBuffer = 4 << 10
 
 // framer reads protocol messages from r into one reusable buffer and hands
 // out their bounds without copying. Bytes from start to pos form the unit

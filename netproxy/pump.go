@@ -9,7 +9,13 @@ import (
 	"net"
 )
 
-const pumpBuffer = 32 << 10
+// The pump reads server bytes into a buffer that starts small (an idle
+// connection costs little) and doubles, up to pumpBufferMax, whenever a read
+// fills it (large results move in fewer system calls).
+const (
+	pumpBufferMin = 4 << 10
+	pumpBufferMax = 64 << 10
+)
 
 // pump forwards server bytes to the client. During start-up it works message
 // by message (to redact authentication exchanges and attach to the gate at
@@ -21,7 +27,7 @@ func (c *conn) pump(params []string) {
 		c.abort(err)
 		return
 	}
-	buf := make([]byte, pumpBuffer)
+	buf := make([]byte, pumpBufferMin)
 	if len(rest) > 0 {
 		if err := c.forwardChunk(rest); err != nil {
 			c.abort(err)
@@ -35,6 +41,9 @@ func (c *conn) pump(params []string) {
 			if ferr := c.forwardChunk(buf[:n]); ferr != nil {
 				c.abort(ferr)
 				return
+			}
+			if n == len(buf) && len(buf) < pumpBufferMax {
+				buf = make([]byte, 2*len(buf))
 			}
 		}
 		if err != nil {
