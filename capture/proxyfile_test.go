@@ -142,3 +142,27 @@ func TestStatementKind(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadProxyFile: any bytes are refused or read, never a panic or an
+// allocation beyond what the input can justify.
+func FuzzReadProxyFile(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "seed.capture")
+	w, err := NewProxyWriter(path, ProxyHeader{}, ProxyWriterOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	w.Bytes(0, netproxy.ClientToServer, []byte("Q\x00\x00\x00\x0dselect 1\x00"))
+	if _, err := w.Close(); err != nil {
+		f.Fatal(err)
+	}
+	seed, _ := os.ReadFile(path)
+	f.Add(seed)
+	f.Add([]byte(proxyFileMagic + "{}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, raw, err := readProxy(bytes.NewReader(data), int64(len(data)))
+		if err == nil && (h == nil || int64(len(raw)) != h.Size) {
+			t.Fatal("accepted without a consistent header")
+		}
+	})
+}
