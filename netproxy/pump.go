@@ -27,28 +27,47 @@ func (c *conn) pump(params []string) {
 		c.abort(err)
 		return
 	}
-	buf := make([]byte, pumpBufferMin)
 	if len(rest) > 0 {
 		if err := c.forwardChunk(rest); err != nil {
 			c.abort(err)
 			return
 		}
 	}
-	up := c.upstream()
+	err = readLoop(c.upstream(), make([]byte, pumpBufferMin), pumpBufferMax, func(b []byte) error {
+		if err := c.forwardChunk(b); err != nil {
+			return forwardError{err}
+		}
+		return nil
+	})
+	var fe forwardError
+	if errors.As(err, &fe) {
+		c.abort(fe.err) // the client's side, or a refused COPY BOTH
+		return
+	}
+	c.abort(c.serverClosed(err))
+}
+
+// forwardError marks a failure to forward server bytes, as opposed to one
+// reading them.
+type forwardError struct{ err error }
+
+func (e forwardError) Error() string { return e.err.Error() }
+func (e forwardError) Unwrap() error { return e.err }
+
+// readLoopConn is readLoop through net.Conn's Read.
+func readLoopConn(c net.Conn, buf []byte, max int, handle func([]byte) error) error {
 	for {
-		n, err := up.Read(buf)
+		n, err := c.Read(buf)
 		if n > 0 {
-			if ferr := c.forwardChunk(buf[:n]); ferr != nil {
-				c.abort(ferr)
-				return
+			if herr := handle(buf[:n]); herr != nil {
+				return herr
 			}
-			if n == len(buf) && len(buf) < pumpBufferMax {
+			if n == len(buf) && len(buf) < max {
 				buf = make([]byte, 2*len(buf))
 			}
 		}
 		if err != nil {
-			c.abort(c.serverClosed(err))
-			return
+			return err
 		}
 	}
 }

@@ -143,3 +143,54 @@ func (r *sockConn) CloseWrite() error {
 	}
 	return nil
 }
+
+// readLoop reads c until an error or the end of the stream, handing each
+// chunk to handle. buf grows by doubling, up to max, whenever a read fills
+// it. It returns io.EOF at the end of the stream, or the first error of a
+// read or of handle.
+//
+// On a plain socket the loop runs inside one raw read, and after a short
+// read it waits for the poller's next event instead of trying a read that
+// would only say EAGAIN: a short read drained the socket, and a byte that
+// arrives later raises a new event (the poller is edge-triggered and keeps
+// an event that arrives before the wait). That saves a system call per
+// server answer; a net.Conn Read cannot, because each one first resets the
+// poller's readiness.
+func readLoop(c net.Conn, buf []byte, max int, handle func([]byte) error) error {
+	s, ok := c.(*sockConn)
+	if !ok {
+		return readLoopConn(c, buf, max, handle)
+	}
+	var failed error
+	err := s.rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(len(buf)))
+			switch {
+			case e == syscall.EAGAIN:
+				return false
+			case e == syscall.EINTR:
+				continue
+			case e != 0:
+				failed = &net.OpError{Op: "read", Net: s.LocalAddr().Network(), Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: os.NewSyscallError("read", e)}
+				return true
+			case n == 0:
+				failed = io.EOF
+				return true
+			}
+			if err := handle(buf[:n]); err != nil {
+				failed = err
+				return true
+			}
+			if int(n) < len(buf) {
+				return false // drained: wait for the next event
+			}
+			if len(buf) < max {
+				buf = make([]byte, 2*len(buf))
+			}
+		}
+	})
+	if err != nil {
+		return err // closed
+	}
+	return failed
+}
