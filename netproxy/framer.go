@@ -160,3 +160,26 @@ func (f *framer) complete() bool {
 	n := int(binary.BigEndian.Uint32(f.buf[f.pos+1:]))
 	return n >= 4 && avail >= n+1
 }
+
+// space returns where the next read goes, compacting or growing the buffer
+// for the message being framed. It fails for a message over the limit.
+func (f *framer) space() ([]byte, error) {
+	want := 5
+	if avail := f.end - f.pos; avail >= 5 {
+		n := int(binary.BigEndian.Uint32(f.buf[f.pos+1:]))
+		if n < 4 {
+			return nil, fmt.Errorf("client message %s has invalid length %d", typeName(f.buf[f.pos]), n)
+		}
+		if n+1 > f.max || (f.pos-f.start)+n+1 > f.max {
+			return nil, &ErrMessageTooLarge{Type: f.buf[f.pos], Length: n + 1 + f.pos - f.start, Limit: f.max}
+		}
+		want = n + 1
+	}
+	if f.end == len(f.buf) {
+		f.makeRoom(want)
+	}
+	return f.buf[f.end:], nil
+}
+
+// filled records that n bytes were read into the slice space returned.
+func (f *framer) filled(n int) { f.end += n }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // tapConn keeps every byte a client wrote and read.
@@ -267,5 +268,33 @@ func TestPassthroughCancelAndShutdown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Shutdown left a statement running")
+	}
+}
+
+// TestPassthroughRedactsLatePassword: a password message after
+// authentication (a client bug) reaches the server, which refuses it, but
+// the capture keeps only its header and length; the messages around it are
+// recorded as usual.
+func TestPassthroughRedactsLatePassword(t *testing.T) {
+	rec := newWriteRecorder()
+	p := startPassthrough(t, rec)
+	fe, _ := rawConn(t, p, nil)
+	readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ReadyForQuery); return ok })
+	fe.Send(&pgproto3.Query{String: "SELECT 1"})
+	fe.Send(&pgproto3.PasswordMessage{Password: "hunter2-late"})
+	fe.Send(&pgproto3.Query{String: "SELECT 2"})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ErrorResponse); return ok })
+	p.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	all := rec.bytes[0][ClientToServer].Bytes()
+	if bytes.Contains(all, []byte("hunter2-late")) {
+		t.Fatal("the capture holds the late password")
+	}
+	if !bytes.Contains(all, []byte("SELECT 1")) || rec.redacts != 1 {
+		t.Fatalf("recorded %q with %d redactions", all, rec.redacts)
 	}
 }

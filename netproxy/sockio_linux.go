@@ -194,3 +194,53 @@ func readLoop(c net.Conn, buf []byte, max int, handle func([]byte) error) error 
 	}
 	return failed
 }
+
+// readFramed reads c into fr until handle says stop or fails, calling
+// handle after each read with the bytes framed so far. On a plain socket it
+// waits, after a short read, for the poller's next event rather than
+// reading again (see readLoop).
+func readFramed(c net.Conn, fr *framer, handle func() (stop bool, err error)) error {
+	s, ok := c.(*sockConn)
+	if !ok {
+		return readFramedConn(c, fr, handle)
+	}
+	var failed error
+	err := s.rc.Read(func(fd uintptr) bool {
+		for {
+			p, err := fr.space()
+			if err != nil {
+				failed = err
+				return true
+			}
+			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			switch {
+			case e == syscall.EAGAIN:
+				return false
+			case e == syscall.EINTR:
+				continue
+			case e != 0:
+				failed = &net.OpError{Op: "read", Net: s.LocalAddr().Network(), Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: os.NewSyscallError("read", e)}
+				return true
+			case n == 0:
+				failed = io.EOF
+				if fr.end > fr.pos {
+					failed = io.ErrUnexpectedEOF // a message was cut short
+				}
+				return true
+			}
+			fr.filled(int(n))
+			stop, err := handle()
+			if stop || err != nil {
+				failed = err
+				return true
+			}
+			if int(n) < len(p) {
+				return false // drained: wait for the next event
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return failed
+}

@@ -12,3 +12,9 @@ func wrapSocket(c net.Conn) net.Conn { return c }
 func readLoop(c net.Conn, buf []byte, max int, handle func([]byte) error) error {
 	return readLoopConn(c, buf, max, handle)
 }
+
+// readFramed reads c into fr until handle says stop or fails; see
+// readFramedConn.
+func readFramed(c net.Conn, fr *framer, handle func() (stop bool, err error)) error {
+	return readFramedConn(c, fr, handle)
+}
