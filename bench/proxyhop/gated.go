@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/pginterleave/interleave/netproxy"
@@ -20,6 +21,7 @@ import (
 // on ADDR, ..." and serves until SIGTERM.
 //
 // args: upstream host:port, a connection string for the lock monitor.
+// PROXYHOP_CPUPROFILE=FILE writes a CPU profile of the process.
 func serveGated(args []string) int {
 	if len(args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: proxyhop serve-gated HOST:PORT MONITOR-URL")
@@ -27,6 +29,20 @@ func serveGated(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if f := os.Getenv("PROXYHOP_CPUPROFILE"); f != "" {
+		// Profile the gated proxy: where a unit's time goes.
+		out, err := os.Create(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	mon, err := sched.NewPGMonitor(ctx, args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -38,7 +38,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; each measures every path once per protocol")
 	flag.IntVar(&o.idle, "idle", 200, "idle connections opened through each proxy to measure its memory")
 	flag.StringVar(&o.toxiproxy, "toxiproxy", "v2.5.0", "Toxiproxy version to build from the Go module proxy")
-	flag.StringVar(&o.only, "only", "", "comma-separated paths to measure (default all): direct,pgbouncer,toxiproxy,passthrough,capture,gated")
+	flag.StringVar(&o.only, "only", "", "comma-separated paths to measure (default all): direct,pgbouncer,toxiproxy,passthrough,capture,gated; passthrough-1p and gated-1p (GOMAXPROCS=1) only when named")
 	flag.BoolVar(&o.noThroughput, "no-throughput", false, "skip the 16-client runs")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -66,6 +66,9 @@ func (o options) want(name string) bool {
 	}
 	return false
 }
+
+// explicit reports whether -only names path (experiments run only then).
+func (o options) explicit(name string) bool { return o.only != "" && o.want(name) }
 
 func run(ctx context.Context, o options) error {
 	tmp, err := os.MkdirTemp("", "proxyhop-")
@@ -96,7 +99,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	b := &bencher{pgbench: pgbench, script: script, seconds: o.seconds}
+	b := &bencher{pgbench: pgbench, script: script, seconds: o.seconds, logDir: tmp}
 	res := newResults(paths)
 	for r := 0; r < o.rounds; r++ {
 		for _, mode := range []string{"simple", "extended"} {
@@ -109,7 +112,7 @@ func run(ctx context.Context, o options) error {
 					return fmt.Errorf("%s, %s protocol: %w", p.name, mode, err)
 				}
 				res.add(p.name, mode, r, m)
-				logf("round %d %-8s %-24s %7.1f µs  proxy cpu %5.1f µs/query", r+1, mode, p.name, m.latencyUS, m.cpuUS)
+				logf("round %d %-8s %-30s median %6.1f µs  average %6.1f µs  proxy cpu %5.1f µs/query", r+1, mode, p.name, m.latencyUS, m.averageUS, m.cpuUS)
 			}
 		}
 		if o.noThroughput {
@@ -124,7 +127,7 @@ func run(ctx context.Context, o options) error {
 				return fmt.Errorf("%s, 16 clients: %w", p.name, err)
 			}
 			res.add(p.name, "16 clients", r, m)
-			logf("round %d 16 clients %-24s %9.0f tps", r+1, p.name, m.tps)
+			logf("round %d 16 clients %-30s %9.0f tps", r+1, p.name, m.tps)
 		}
 	}
 	for _, p := range paths {

@@ -17,7 +17,8 @@ import (
 
 // measurement is one pgbench run through one path.
 type measurement struct {
-	latencyUS float64 // pgbench's latency average
+	latencyUS float64 // the median of the transactions' latencies (pgbench's log)
+	averageUS float64 // pgbench's latency average
 	tps       float64
 	txns      int
 	cpuUS     float64 // the proxy process's CPU time per transaction
@@ -26,6 +27,7 @@ type measurement struct {
 type bencher struct {
 	pgbench, script string
 	seconds         int
+	logDir          string // pgbench's per-transaction logs, removed after reading
 }
 
 var (
@@ -52,8 +54,16 @@ func (b *bencher) run(ctx context.Context, p *path, mode string, clients int) (m
 	if clients > 1 {
 		threads = 2
 	}
-	cmd := exec.CommandContext(ctx, b.pgbench, "-n", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port), "-U", "postgres",
-		"-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads), "-T", strconv.Itoa(b.seconds), "-M", mode, "-f", b.script, "postgres")
+	args := []string{"-n", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port), "-U", "postgres",
+		"-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads), "-T", strconv.Itoa(b.seconds), "-M", mode, "-f", b.script}
+	logPrefix := ""
+	if clients == 1 {
+		// Every transaction's latency: its median resists the machine's
+		// noise better than the average does.
+		logPrefix = filepath.Join(b.logDir, "txn")
+		args = append(args, "-l", "--log-prefix", logPrefix)
+	}
+	cmd := exec.CommandContext(ctx, b.pgbench, append(args, "postgres")...)
 	cmd.Env = append(os.Environ(), "PGSSLMODE=disable")
 	cpu0 := cpuTime(p.pid())
 	out, err := cmd.CombinedOutput()
@@ -67,7 +77,14 @@ func (b *bencher) run(ctx context.Context, p *path, mode string, clients int) (m
 		return m, fmt.Errorf("pgbench's output has no latency, tps or count:\n%s", out)
 	}
 	ms, _ := strconv.ParseFloat(string(l[1]), 64)
-	m.latencyUS = ms * 1000
+	m.averageUS, m.latencyUS = ms*1000, ms*1000
+	if logPrefix != "" {
+		med, err := logMedian(logPrefix)
+		if err != nil {
+			return m, err
+		}
+		m.latencyUS = med
+	}
 	m.tps, _ = strconv.ParseFloat(string(t[1]), 64)
 	m.txns, _ = strconv.Atoi(string(n[1]))
 	if p.pid() != 0 && m.txns > 0 {
@@ -163,4 +180,34 @@ func findPgbench() (string, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// logMedian reads pgbench's per-transaction logs (prefix.PID[.thread]),
+// removes them and returns the median latency in µs (the third field).
+func logMedian(prefix string) (float64, error) {
+	files, err := filepath.Glob(prefix + ".*")
+	if err != nil || len(files) == 0 {
+		return 0, fmt.Errorf("pgbench wrote no transaction log at %s.*", prefix)
+	}
+	var lat []float64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		os.Remove(f)
+		if err != nil {
+			return 0, err
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			fs := strings.Fields(l)
+			if len(fs) < 3 {
+				continue
+			}
+			if v, err := strconv.ParseFloat(fs[2], 64); err == nil {
+				lat = append(lat, v)
+			}
+		}
+	}
+	if len(lat) == 0 {
+		return 0, fmt.Errorf("pgbench's transaction log at %s.* is empty", prefix)
+	}
+	return median(lat), nil
 }

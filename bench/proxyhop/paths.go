@@ -70,7 +70,7 @@ func startPaths(ctx context.Context, o options, tmp string, srv *pgserver.Local)
 		}
 		paths = append(paths, p)
 	}
-	if o.want("passthrough") || o.want("capture") {
+	if o.want("passthrough") || o.want("capture") || o.explicit("passthrough-1p") {
 		bin, err := buildInterleave(tmp)
 		if err != nil {
 			return paths, err
@@ -78,6 +78,17 @@ func startPaths(ctx context.Context, o options, tmp string, srv *pgserver.Local)
 		url := fmt.Sprintf("postgres://postgres@%s/postgres", upstream)
 		if o.want("passthrough") {
 			p, err := startCommand("interleave passthrough", exec.Command(bin, "proxy", "--listen", "127.0.0.1:0", "--upstream", url))
+			if err != nil {
+				return paths, err
+			}
+			paths = append(paths, p)
+		}
+		if o.explicit("passthrough-1p") {
+			// An experiment: the same proxy on one processor, as PgBouncer
+			// runs on one thread.
+			cmd := exec.Command(bin, "proxy", "--listen", "127.0.0.1:0", "--upstream", url)
+			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+			p, err := startCommand("interleave passthrough GOMAXPROCS=1", cmd)
 			if err != nil {
 				return paths, err
 			}
@@ -92,15 +103,26 @@ func startPaths(ctx context.Context, o options, tmp string, srv *pgserver.Local)
 			paths = append(paths, p)
 		}
 	}
-	if o.want("gated") {
+	for _, g := range []struct {
+		name, option string
+		procs1       bool
+	}{{"interleave gated (sched)", "gated", false}, {"interleave gated GOMAXPROCS=1", "gated-1p", true}} {
+		if (g.procs1 && !o.explicit(g.option)) || (!g.procs1 && !o.want(g.option)) {
+			continue
+		}
 		self, err := os.Executable()
 		if err != nil {
 			return paths, err
 		}
-		p := &path{name: "interleave gated (sched)", gated: true}
+		p := &path{name: g.name, gated: true}
+		procs1 := g.procs1
 		p.restart = func() error {
 			p.stop()
-			np, err := startCommand(p.name, exec.Command(self, "serve-gated", upstream, srv.ConnString("postgres")))
+			cmd := exec.Command(self, "serve-gated", upstream, srv.ConnString("postgres"))
+			if procs1 {
+				cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+			}
+			np, err := startCommand(p.name, cmd)
 			if err != nil {
 				return err
 			}

@@ -71,6 +71,7 @@ func (r *results) pair(a, b, kind string, f func(x, y measurement) float64) (flo
 }
 
 func latency(m, _ measurement) float64  { return m.latencyUS }
+func average(m, _ measurement) float64  { return m.averageUS }
 func added(m, d measurement) float64    { return m.latencyUS - d.latencyUS }
 func ratio(m, d measurement) float64    { return m.latencyUS / d.latencyUS }
 func tps(m, _ measurement) float64      { return m.tps }
@@ -79,7 +80,8 @@ func cpu(m, _ measurement) float64      { return m.cpuUS }
 
 func (r *results) print(w io.Writer, o options, version string, at time.Time) {
 	fmt.Fprintf(w, "\nProxy hop, %s: PostgreSQL %s, pgbench SELECT 1, %d s per run, %d rounds, medians over rounds;\n", at.Format("2006-01-02 15:04"), version, o.seconds, o.rounds)
-	fmt.Fprintf(w, "added = the path's latency minus the direct connection's in the same round.\n\n")
+	fmt.Fprintf(w, "µs = the median transaction's latency (pgbench -l), with pgbench's average in parentheses;\n")
+	fmt.Fprintf(w, "added = the path's median minus the direct connection's in the same round.\n\n")
 	fmt.Fprintln(w, "| path | simple µs | added | × direct | extended µs | added | × direct | 16 clients tps | × direct | proxy CPU µs/query (simple) | idle KiB/conn |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range r.order {
@@ -92,10 +94,12 @@ func (r *results) print(w io.Writer, o options, version string, at time.Time) {
 			}
 			a, _ := r.stat(p, kind, added)
 			x, _ := r.stat(p, kind, ratio)
+			avg, _ := r.stat(p, kind, average)
+			lat := fmt.Sprintf("%.1f (%.0f)", l, avg)
 			if p == "direct" {
-				cells = append(cells, fmt.Sprintf("%.1f", l), "", "1.00")
+				cells = append(cells, lat, "", "1.00")
 			} else {
-				cells = append(cells, fmt.Sprintf("%.1f", l), fmt.Sprintf("%+.1f", a), fmt.Sprintf("%.2f", x))
+				cells = append(cells, lat, fmt.Sprintf("%+.1f", a), fmt.Sprintf("%.2f", x))
 			}
 		}
 		if t, ok := r.stat(p, "16 clients", tps); ok {
