@@ -254,6 +254,14 @@ func (w *ProxyWriter) Closed(stream int, err error) {
 	w.record(KindClosed, stream, netproxy.ClientToServer, reason)
 }
 
+// SetListen records the address the proxy actually listens on (known only
+// once it listens, after the writer was made for it).
+func (w *ProxyWriter) SetListen(addr string) {
+	w.mu.Lock()
+	w.header.Listen = addr
+	w.mu.Unlock()
+}
+
 // Stats reports the record bytes kept, the connections recorded and what
 // was dropped so far.
 func (w *ProxyWriter) Stats() (recorded int64, streams int, dropped Dropped) {
@@ -293,7 +301,9 @@ func (w *ProxyWriter) Close() (*ProxyHeader, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.mu.Lock()
 	h := w.header
+	w.mu.Unlock()
 	h.Ended = time.Now().UTC()
 	h.Size, h.SHA256, h.CompressedSize = w.size, hex.EncodeToString(w.sum.Sum(nil)), compressed
 	_, h.Streams, _ = w.Stats()

@@ -141,6 +141,9 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 		}
 		return err
 	}
+	if w != nil {
+		w.SetListen(p.Addr().String())
+	}
 	tlsNote := ""
 	if ep.TLS != nil {
 		tlsNote = " over TLS"
@@ -154,7 +157,12 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	var sig os.Signal
 	select {
 	case sig = <-sigs:
-		fmt.Fprintf(stderr, "interleave proxy: %v: closing connections and writing the recording\n", sig)
+		fmt.Fprintf(stderr, "interleave proxy: %v: closing connections and writing the recording (again to stop at once)\n", sig)
+		go func() {
+			again := <-sigs
+			fmt.Fprintf(stderr, "interleave proxy: %v again: stopped without finishing the recording\n", again)
+			os.Exit(128 + int(again.(syscall.Signal)))
+		}()
 	case <-ctx.Done():
 	}
 	p.Shutdown()
