@@ -166,3 +166,38 @@ func FuzzReadProxyFile(f *testing.F) {
 		}
 	})
 }
+
+// TestProxyWriterRecordsAsTheArena: a proxy capture holds exactly the
+// records an attempt's arena would (timestamps aside).
+func TestProxyWriterRecordsAsTheArena(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.capture")
+	w, err := NewProxyWriter(path, ProxyHeader{}, ProxyWriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewArena()
+	for _, r := range []netproxy.Recorder{w, a.Recorder(0)} {
+		r.Bytes(3, netproxy.ClientToServer, []byte("Q\x00\x00\x00\x0dselect 1\x00"))
+		r.Redacted(3, netproxy.ServerToClient, []byte("R\x00\x00\x00\x0c\x00\x00\x00\x0b"), 99, "SASL exchange")
+		r.Closed(3, errors.New("gone"))
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, raw, err := ReadProxyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeroTimes := func(b []byte) []byte {
+		b = append([]byte(nil), b...)
+		for off := 0; off+recordHeader <= len(b); {
+			n := int(b[off+16])<<24 | int(b[off+17])<<16 | int(b[off+18])<<8 | int(b[off+19])
+			copy(b[off+8:off+16], make([]byte, 8))
+			off += recordHeader + n
+		}
+		return b
+	}
+	if !bytes.Equal(zeroTimes(raw), zeroTimes(a.Bytes())) {
+		t.Fatalf("proxy capture records\n%q\ndiffer from the arena's\n%q", raw, a.Bytes())
+	}
+}
