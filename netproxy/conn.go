@@ -131,15 +131,28 @@ func (c *conn) abort(err error) {
 	c.mu.Unlock()
 	if c.err != nil && c.tellClient() {
 		c.wmu.Lock()
+		_ = c.client.SetWriteDeadline(time.Now().Add(time.Second)) // a client that reads nothing cannot hold the abort
 		_, _ = c.client.Write(errorResponse("FATAL", "08P01", c.err.Error()))
 		c.wmu.Unlock()
 	}
 	c.cancel()
+	// Wake whatever waits on either socket before closing them: a loop that
+	// writes from inside a raw read of the other socket (readLoop,
+	// readFramed) holds that socket until its write returns, and Close waits
+	// for every holder. A deadline in the past wakes waiters without the
+	// socket's locks.
+	_ = c.client.SetDeadline(aLongTimeAgo)
+	if up != nil {
+		_ = up.SetDeadline(aLongTimeAgo)
+	}
 	c.client.Close()
 	if up != nil {
 		up.Close()
 	}
 }
+
+// aLongTimeAgo is a deadline that has passed.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // tellClient reports whether an ErrorResponse can be inserted into the
 // server-to-client stream without cutting a message in half.

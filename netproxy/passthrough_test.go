@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -296,5 +297,36 @@ func TestPassthroughRedactsLatePassword(t *testing.T) {
 	}
 	if !bytes.Contains(all, []byte("SELECT 1")) || rec.redacts != 1 {
 		t.Fatalf("recorded %q with %d redactions", all, rec.redacts)
+	}
+}
+
+// TestPassthroughShutdownWhileUpstreamIsFull: PostgreSQL reads nothing
+// while it runs pg_sleep, so a client that pipelines megabytes behind it
+// fills the server's socket and the proxy's write blocks. Shutdown must
+// still end the connection promptly.
+func TestPassthroughShutdownWhileUpstreamIsFull(t *testing.T) {
+	p := startPassthrough(t, nil)
+	fe, nc := rawConn(t, p, nil)
+	readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ReadyForQuery); return ok })
+	fe.Send(&pgproto3.Query{String: "SELECT pg_sleep(60)"})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	filler := (&pgproto3.Query{String: "SELECT '" + strings.Repeat("x", 64<<10) + "'"})
+	msg, _ := filler.Encode(nil)
+	go func() {
+		for i := 0; i < 1024; i++ { // 64 MiB at most, far more than socket buffers hold
+			if _, err := nc.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // the proxy is now blocked writing upstream
+	done := make(chan error, 1)
+	go func() { done <- p.Shutdown() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown hung while the proxy's write to PostgreSQL was blocked")
 	}
 }
