@@ -251,3 +251,45 @@ func TestProxyRecordsPgbench(t *testing.T) {
 		})
 	}
 }
+
+func TestUpstreamEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		url     string
+		flagTLS bool
+		network string
+		address string
+		tls     bool
+	}{
+		{"postgres://u:secret@db.example:6000/app", false, "tcp", "db.example:6000", false},
+		{"postgres://u@127.0.0.1/app?sslmode=prefer", false, "tcp", "127.0.0.1:5432", false},
+		{"postgres://u@127.0.0.1/app?sslmode=require", false, "tcp", "127.0.0.1:5432", true},
+		{"postgres://u@127.0.0.1/app?sslmode=verify-full", false, "tcp", "127.0.0.1:5432", true},
+		{"postgres://u@127.0.0.1:5433/app", true, "tcp", "127.0.0.1:5433", true},
+		{"postgres:///app?host=/run/postgresql&port=5433&sslmode=disable", false, "unix", "/run/postgresql/.s.PGSQL.5433", false},
+	} {
+		ep, err := upstreamEndpoint(proxyOptions{upstream: tc.url, upstreamTLS: tc.flagTLS})
+		if err != nil {
+			t.Errorf("%s: %v", tc.url, err)
+			continue
+		}
+		if ep.Network != tc.network || ep.Address != tc.address || (ep.TLS != nil) != tc.tls {
+			t.Errorf("%s: %s %s TLS %v; want %s %s TLS %v", tc.url, ep.Network, ep.Address, ep.TLS != nil, tc.network, tc.address, tc.tls)
+		}
+	}
+	if _, err := upstreamEndpoint(proxyOptions{upstream: "postgres://u:hunter2@host:notaport/db"}); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a bad URL: %v (it must fail without printing the password)", err)
+	}
+	if _, err := upstreamEndpoint(proxyOptions{upstream: "postgres:///app?host=/run/postgresql", upstreamTLS: true}); err == nil {
+		t.Error("TLS to a Unix socket was accepted")
+	}
+	for s, want := range map[string]int64{"256MiB": 256 << 20, "1GiB": 1 << 30, "64KiB": 64 << 10, "1000": 1000, "1.5MB": 1500000} {
+		if got, err := parseByteSize(s); err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "-1MiB", "lots", "2GiB"} {
+		if _, err := parseByteSize(s); err == nil {
+			t.Errorf("parseByteSize(%q) accepted", s)
+		}
+	}
+}
