@@ -49,9 +49,12 @@ carries (authentication messages redacted to their header and length), compresse
 with zstd, and writes FILE when the proxy stops (Ctrl+C or SIGTERM). Read it with
   interleave trace FILE [--json] [--pcap OUT]
 which shows each connection's messages and a summary per connection: statements,
-round trips, protocol, errors, time in the server and in the client. --capture-budget
-bounds what is recorded; past it nothing more is kept, and the file and this command
-say what was dropped. --pcap FILE also writes the capture as pcapng for Wireshark.
+round trips, protocol, errors, time in the server and in the client. Records are
+compressed as they come into a working file beside FILE (.FILE.data-*), so memory
+stays at a few MiB however long the proxy runs; --capture-budget bounds what is
+recorded, and past it nothing more is kept (the proxy keeps forwarding), and the
+file and this command say what was dropped. --pcap FILE also writes the capture as
+pcapng for Wireshark.
 
 The upstream URL's host, port and sslmode are used; a password in it is never
 used, printed or recorded. --upstream-tls (or sslmode=require, verify-ca or
