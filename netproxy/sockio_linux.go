@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -31,9 +32,12 @@ type sockConn struct {
 	readFn  func(fd uintptr) bool
 	writeFn func(fd uintptr) bool
 
-	// Arguments and results of the call in progress; owned by the one
-	// goroutine in Read (or Write) at a time, which the descriptor's own
-	// read (write) lock guarantees.
+	// Arguments and results of the call in progress, one call per
+	// direction at a time (net.Conn allows concurrent callers): rmu and wmu
+	// are held from setting them to reading the results. Uncontended in the
+	// proxy, which has one reader and one writer per socket.
+	rmu  sync.Mutex
+	wmu  sync.Mutex
 	rbuf []byte
 	rn   int
 	rerr syscall.Errno
@@ -85,19 +89,22 @@ func (r *sockConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	r.rmu.Lock()
 	r.rbuf, r.rn, r.rerr = b, 0, 0
 	err := r.rc.Read(r.readFn)
+	n, errno := r.rn, r.rerr
 	r.rbuf = nil
+	r.rmu.Unlock()
 	if err != nil {
 		return 0, err // closed, or the deadline passed
 	}
-	if r.rerr != 0 {
-		return 0, &net.OpError{Op: "read", Net: r.LocalAddr().Network(), Source: r.LocalAddr(), Addr: r.RemoteAddr(), Err: os.NewSyscallError("read", r.rerr)}
+	if errno != 0 {
+		return 0, &net.OpError{Op: "read", Net: r.LocalAddr().Network(), Source: r.LocalAddr(), Addr: r.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
 	}
-	if r.rn == 0 {
+	if n == 0 {
 		return 0, io.EOF
 	}
-	return r.rn, nil
+	return n, nil
 }
 
 func (r *sockConn) writeSome(fd uintptr) bool {
@@ -123,15 +130,17 @@ func (r *sockConn) writeSome(fd uintptr) bool {
 
 // Write writes all of b, or fails.
 func (r *sockConn) Write(b []byte) (int, error) {
+	r.wmu.Lock()
 	r.wbuf, r.wn, r.werr = b, 0, 0
 	err := r.rc.Write(r.writeFn)
-	n := r.wn
+	n, errno := r.wn, r.werr
 	r.wbuf = nil
+	r.wmu.Unlock()
 	if err != nil {
 		return n, err
 	}
-	if r.werr != 0 {
-		return n, &net.OpError{Op: "write", Net: r.LocalAddr().Network(), Source: r.LocalAddr(), Addr: r.RemoteAddr(), Err: os.NewSyscallError("write", r.werr)}
+	if errno != 0 {
+		return n, &net.OpError{Op: "write", Net: r.LocalAddr().Network(), Source: r.LocalAddr(), Addr: r.RemoteAddr(), Err: os.NewSyscallError("write", errno)}
 	}
 	return n, nil
 }
