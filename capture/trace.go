@@ -33,6 +33,9 @@ type TraceResult struct {
 	// Missing lists the units with no client write in the capture: never
 	// released, or (a problem) released but not found.
 	Missing []MissingUnit `json:"missing,omitempty"`
+	// unscheduled: a proxy capture, whose client writes are no release
+	// units (WriteText calls them client writes).
+	unscheduled bool
 }
 
 // StreamTrace is one proxied client connection.

@@ -14,7 +14,7 @@ import (
 // each release unit with the client's messages and the server's answer, one
 // line per message with its time in microseconds since the attempt started.
 func (t *TraceResult) WriteText(w io.Writer) error {
-	tw := &textWriter{errWriter: errWriter{w: w}}
+	tw := &textWriter{errWriter: errWriter{w: w}, unscheduled: t.unscheduled}
 	tw.timeWidth, tw.typeWidth = columnWidths(t.Streams)
 	for i, s := range t.Streams {
 		if i > 0 {
@@ -66,6 +66,7 @@ func (e *errWriter) printf(format string, args ...any) {
 type textWriter struct {
 	errWriter
 	timeWidth, typeWidth int
+	unscheduled          bool
 }
 
 func (tw *textWriter) stream(s StreamTrace) {
@@ -81,7 +82,11 @@ func (tw *textWriter) stream(s StreamTrace) {
 		}
 	}
 	for _, e := range s.Exchanges {
-		tw.printf("  %s", e.header())
+		h := e.header()
+		if tw.unscheduled {
+			h = strings.Replace(h, "client write outside any release unit", "client write", 1)
+		}
+		tw.printf("  %s", h)
 		// Client and server messages in the order their first bytes
 		// crossed the proxy (COPY data follows CopyInResponse).
 		all := append(append([]Message(nil), e.Client...), e.Server...)

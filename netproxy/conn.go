@@ -59,6 +59,7 @@ type conn struct {
 
 func newConn(p *Proxy, nc net.Conn, stream int) *conn {
 	ctx, cancel := context.WithCancel(p.ctx)
+	nc = wrapSocket(nc)
 	c := &conn{
 		p: p, client: nc, stream: stream, ctx: ctx, cancel: cancel,
 		fr:      newFramer(nc, p.cfg.MaxMessage),
@@ -130,15 +131,28 @@ func (c *conn) abort(err error) {
 	c.mu.Unlock()
 	if c.err != nil && c.tellClient() {
 		c.wmu.Lock()
+		_ = c.client.SetWriteDeadline(time.Now().Add(time.Second)) // a client that reads nothing cannot hold the abort
 		_, _ = c.client.Write(errorResponse("FATAL", "08P01", c.err.Error()))
 		c.wmu.Unlock()
 	}
 	c.cancel()
+	// Wake whatever waits on either socket before closing them: a loop that
+	// writes from inside a raw read of the other socket (readLoop,
+	// readFramed) holds that socket until its write returns, and Close waits
+	// for every holder. A deadline in the past wakes waiters without the
+	// socket's locks.
+	_ = c.client.SetDeadline(aLongTimeAgo)
+	if up != nil {
+		_ = up.SetDeadline(aLongTimeAgo)
+	}
 	c.client.Close()
 	if up != nil {
 		up.Close()
 	}
 }
+
+// aLongTimeAgo is a deadline that has passed.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // tellClient reports whether an ErrorResponse can be inserted into the
 // server-to-client stream without cutting a message in half.
@@ -161,6 +175,9 @@ func (c *conn) run() error {
 	params, err := c.startup()
 	if err != nil || params == nil {
 		return err
+	}
+	if c.p.cfg.Passthrough {
+		return c.forwardAll()
 	}
 	return c.forward()
 }
@@ -211,6 +228,7 @@ func (c *conn) startup() ([]string, error) {
 			up.Close()
 			return nil, net.ErrClosed
 		}
+		up = wrapSocket(up)
 		c.up = up
 		c.mu.Unlock()
 		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
@@ -256,19 +274,15 @@ func (c *conn) forward() error {
 		}
 		if !c.attached() {
 			if typ == 'p' {
-				c.answered = true
-				msg := c.fr.buf[s:e]
-				c.p.cfg.Recorder.Redacted(c.stream, ClientToServer, msg[:5], len(msg), "authentication response")
-				if _, err := c.upstream().Write(msg); err != nil {
+				if err := c.forwardAuthResponse(s, e); err != nil {
 					return err
 				}
-				c.fr.discard()
 				continue
 			}
 			select {
 			case <-c.readyCh:
 			case <-c.pumped:
-				return net.ErrClosed
+				return errServerGone
 			}
 		}
 		if typ == 'H' && c.flushFollowed() {
@@ -291,9 +305,7 @@ func (c *conn) forward() error {
 			}
 			c.fr.discard()
 		case stepTerminate:
-			c.mu.Lock()
-			c.terminated = true
-			c.mu.Unlock()
+			c.markTerminated()
 			if err := c.send(c.fr.buf[s:e]); err != nil {
 				return err
 			}
@@ -305,20 +317,7 @@ func (c *conn) forward() error {
 				default:
 				}
 			}
-			if inflight {
-				// A unit is still running (a driver closing after a cancel):
-				// its answer, such as 57014, belongs in the record.
-				if cw, ok := c.upstream().(interface{ CloseWrite() error }); ok {
-					_ = cw.CloseWrite()
-				}
-			} else {
-				// The server answers Terminate with nothing; closing now
-				// rather than waiting for its end of the socket saves the
-				// backend's exit time on every connection's close.
-				c.upstream().Close()
-			}
-			<-c.pumped
-			return nil
+			return c.terminate(!inflight)
 		case stepRelease:
 			if inflight {
 				select {
@@ -348,6 +347,48 @@ func (c *conn) forward() error {
 			c.asm.reset()
 		}
 	}
+}
+
+// errServerGone: the server side ended before start-up completed.
+var errServerGone = net.ErrClosed
+
+// forwardAuthResponse forwards the client's answer to an authentication
+// request, bytes [s, e) of the framer, and records only its header and
+// length.
+func (c *conn) forwardAuthResponse(s, e int) error {
+	c.answered = true
+	msg := c.fr.buf[s:e]
+	c.p.cfg.Recorder.Redacted(c.stream, ClientToServer, msg[:5], len(msg), "authentication response")
+	if _, err := c.upstream().Write(msg); err != nil {
+		return err
+	}
+	c.fr.discard()
+	return nil
+}
+
+// markTerminated notes, before Terminate goes upstream, that the server's
+// end of the socket is expected.
+func (c *conn) markTerminated() {
+	c.mu.Lock()
+	c.terminated = true
+	c.mu.Unlock()
+}
+
+// terminate ends the connection after the client's Terminate went
+// upstream. With idle set nothing is running on the server: it answers
+// Terminate with nothing, so closing now rather than waiting for its end of
+// the socket saves the backend's exit time on every connection's close.
+// Otherwise (a driver closing after a cancel, or a passthrough connection,
+// which does not track completions) only the write side is closed, so that
+// an answer still coming, such as 57014, is forwarded and recorded.
+func (c *conn) terminate(idle bool) error {
+	if idle {
+		c.upstream().Close()
+	} else if cw, ok := c.upstream().(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	<-c.pumped
+	return nil
 }
 
 func (c *conn) upstream() net.Conn {

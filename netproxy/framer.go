@@ -14,7 +14,10 @@ const DefaultMaxMessage = 256 << 20
 // maxStartupPacket matches PostgreSQL's MAX_STARTUP_PACKET_LENGTH.
 const maxStartupPacket = 10000
 
-const initialBuffer = 16 << 10
+// initialBuffer is a connection's first read buffer: enough for the
+// commands of most applications; it grows, for a connection that needs it,
+// only as bytes arrive. Small so that an idle connection costs little.
+const initialBuffer = 4 << 10
 
 // framer reads protocol messages from r into one reusable buffer and hands
 // out their bounds without copying. Bytes from start to pos form the unit
@@ -146,3 +149,37 @@ func (f *framer) makeRoom(need int) {
 	f.start = 0
 	f.buf = nb
 }
+
+// complete reports whether a whole typed message is buffered past pos, so
+// that next returns it without reading.
+func (f *framer) complete() bool {
+	avail := f.end - f.pos
+	if avail < 5 {
+		return false
+	}
+	n := int(binary.BigEndian.Uint32(f.buf[f.pos+1:]))
+	return n >= 4 && avail >= n+1
+}
+
+// space returns where the next read goes, compacting or growing the buffer
+// for the message being framed. It fails for a message over the limit.
+func (f *framer) space() ([]byte, error) {
+	want := 5
+	if avail := f.end - f.pos; avail >= 5 {
+		n := int(binary.BigEndian.Uint32(f.buf[f.pos+1:]))
+		if n < 4 {
+			return nil, fmt.Errorf("client message %s has invalid length %d", typeName(f.buf[f.pos]), n)
+		}
+		if n+1 > f.max || (f.pos-f.start)+n+1 > f.max {
+			return nil, &ErrMessageTooLarge{Type: f.buf[f.pos], Length: n + 1 + f.pos - f.start, Limit: f.max}
+		}
+		want = n + 1
+	}
+	if f.end == len(f.buf) {
+		f.makeRoom(want)
+	}
+	return f.buf[f.end:], nil
+}
+
+// filled records that n bytes were read into the slice space returned.
+func (f *framer) filled(n int) { f.end += n }

@@ -105,3 +105,15 @@ type ConnGate interface {
 	// Closed reports the end of the connection; err is nil after Terminate.
 	Closed(err error)
 }
+
+// passGate stands in for the gate of a passthrough proxy: start-up and
+// completions have nobody to tell.
+type passGate struct{}
+
+func (passGate) Attach(ConnInfo) (ConnGate, error)  { return passGate{}, nil }
+func (passGate) Cancel(uint32, bool)                {}
+func (passGate) Starting(int)                       {}
+func (passGate) StartFailed(int, error)             {}
+func (passGate) Await(context.Context, *Unit) error { return nil }
+func (passGate) Complete(*Result)                   {}
+func (passGate) Closed(error)                       {}

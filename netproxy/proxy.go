@@ -10,13 +10,22 @@ import (
 	"time"
 )
 
-// Config is a proxy's wiring. Dial and Gate are required.
+// Config is a proxy's wiring. Dial is required, and Gate unless
+// Passthrough is set.
 type Config struct {
 	// Dial opens a connection to PostgreSQL, ready for a start-up packet
 	// (TLS, when used upstream, is already negotiated).
 	Dial func(ctx context.Context) (net.Conn, error)
 	// Gate decides releases; one per actor.
 	Gate Gate
+	// Passthrough forwards client messages as they arrive, without release
+	// units or a gate: every whole message already read goes upstream in
+	// one write, so pipelined clients stay pipelined. Gate must be nil.
+	// Start-up, authentication redaction, cancel routing and recording are
+	// as with a gate.
+	Passthrough bool
+	// Addr is the listening address; empty means 127.0.0.1 at a free port.
+	Addr string
 	// Recorder receives every byte; nil records nothing.
 	Recorder Recorder
 	// Profile groups messages into units.
@@ -42,17 +51,28 @@ type Proxy struct {
 	closed  bool
 }
 
-// Listen starts a proxy on 127.0.0.1 at a free port.
+// Listen starts a proxy on cfg.Addr (by default 127.0.0.1 at a free port).
 func Listen(cfg Config) (*Proxy, error) {
-	if cfg.Dial == nil || cfg.Gate == nil {
-		return nil, errors.New("netproxy: Config.Dial and Config.Gate are required")
+	switch {
+	case cfg.Dial == nil:
+		return nil, errors.New("netproxy: Config.Dial is required")
+	case cfg.Passthrough && cfg.Gate != nil:
+		return nil, errors.New("netproxy: a passthrough proxy has no Gate")
+	case cfg.Passthrough:
+		cfg.Gate = passGate{}
+	case cfg.Gate == nil:
+		return nil, errors.New("netproxy: Config.Gate is required unless Config.Passthrough is set")
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = nopRecorder{}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := cfg.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on loopback for the proxy: %w", err)
+		return nil, fmt.Errorf("listen on %s for the proxy: %w", addr, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{cfg: cfg, ln: ln, ctx: ctx, cancel: cancel, conns: map[*conn]struct{}{}, keys: map[uint32][]byte{}}
@@ -137,7 +157,9 @@ const closeGrace = 50 * time.Millisecond
 
 // CloseConns closes every connection but keeps listening (an actor ended:
 // whatever it left open must not hold locks into the next step).
-func (p *Proxy) CloseConns() {
+func (p *Proxy) CloseConns() { p.closeConns(errActorEnded) }
+
+func (p *Proxy) closeConns(reason error) {
 	p.mu.Lock()
 	cs := make([]*conn, 0, len(p.conns))
 	for c := range p.conns {
@@ -155,21 +177,31 @@ func (p *Proxy) CloseConns() {
 		break
 	}
 	for _, c := range cs {
-		c.abort(errActorEnded)
+		c.abort(reason)
 	}
 }
 
 var errActorEnded = errors.New("the actor ended with this connection still open")
 
+// ErrShutdown is the reason Shutdown gives the connections it closes.
+var ErrShutdown = errors.New("the proxy is shutting down")
+
 // Close stops listening, closes every connection and waits for the proxy's
 // goroutines to end.
-func (p *Proxy) Close() error {
+func (p *Proxy) Close() error { return p.shutdown(errActorEnded) }
+
+// Shutdown is Close for a proxy that serves applications rather than
+// actors: connections still open are told ErrShutdown (when their server
+// stream is between messages) and closed.
+func (p *Proxy) Shutdown() error { return p.shutdown(ErrShutdown) }
+
+func (p *Proxy) shutdown(reason error) error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
 	err := p.ln.Close()
 	p.cancel()
-	p.CloseConns()
+	p.closeConns(reason)
 	p.wg.Wait()
 	return err
 }

@@ -9,7 +9,13 @@ import (
 	"net"
 )
 
-const pumpBuffer = 32 << 10
+// The pump reads server bytes into a buffer that starts small (an idle
+// connection costs little) and doubles, up to pumpBufferMax, whenever a read
+// fills it (large results move in fewer system calls).
+const (
+	pumpBufferMin = 4 << 10
+	pumpBufferMax = 64 << 10
+)
 
 // pump forwards server bytes to the client. During start-up it works message
 // by message (to redact authentication exchanges and attach to the gate at
@@ -21,25 +27,47 @@ func (c *conn) pump(params []string) {
 		c.abort(err)
 		return
 	}
-	buf := make([]byte, pumpBuffer)
 	if len(rest) > 0 {
 		if err := c.forwardChunk(rest); err != nil {
 			c.abort(err)
 			return
 		}
 	}
-	up := c.upstream()
+	err = readLoop(c.upstream(), make([]byte, pumpBufferMin), pumpBufferMax, func(b []byte) error {
+		if err := c.forwardChunk(b); err != nil {
+			return forwardError{err}
+		}
+		return nil
+	})
+	var fe forwardError
+	if errors.As(err, &fe) {
+		c.abort(fe.err) // the client's side, or a refused COPY BOTH
+		return
+	}
+	c.abort(c.serverClosed(err))
+}
+
+// forwardError marks a failure to forward server bytes, as opposed to one
+// reading them.
+type forwardError struct{ err error }
+
+func (e forwardError) Error() string { return e.err.Error() }
+func (e forwardError) Unwrap() error { return e.err }
+
+// readLoopConn is readLoop through net.Conn's Read.
+func readLoopConn(c net.Conn, buf []byte, max int, handle func([]byte) error) error {
 	for {
-		n, err := up.Read(buf)
+		n, err := c.Read(buf)
 		if n > 0 {
-			if ferr := c.forwardChunk(buf[:n]); ferr != nil {
-				c.abort(ferr)
-				return
+			if herr := handle(buf[:n]); herr != nil {
+				return herr
+			}
+			if n == len(buf) && len(buf) < max {
+				buf = make([]byte, 2*len(buf))
 			}
 		}
 		if err != nil {
-			c.abort(c.serverClosed(err))
-			return
+			return err
 		}
 	}
 }
@@ -64,14 +92,16 @@ func (c *conn) serverClosed(err error) error {
 	return err
 }
 
-// forwardChunk scans, forwards and records one chunk, then acts on what the
-// scanner saw (after the client has the bytes).
+// forwardChunk records, scans and forwards one chunk, then acts on what the
+// scanner saw (after the client has the bytes). Recording comes first so
+// that the capture's order is causal: a client that answers at once cannot
+// have its next write recorded before the bytes it answered.
 func (c *conn) forwardChunk(b []byte) error {
+	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	c.wmu.Lock()
 	c.scan.scan(b)
 	_, err := c.client.Write(b)
 	c.wmu.Unlock()
-	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	// Act on what the server said even when the client is gone: a cancelled
 	// statement's 57014 belongs in the record whether or not the driver
 	// stayed to read it.

@@ -53,7 +53,6 @@ type Policy interface {
 	Choose(step int, cands []Candidate) ([]int, error)
 }
 
-
 // LockWait is a lock wait PostgreSQL reported for a released unit.
 type LockWait struct {
 	Step     int // decisions made when the wait was first seen

@@ -72,6 +72,7 @@ The words the output uses are explained by: interleave help terms`,
 		versionCommand(),
 		initCommand(),
 		termsTopic(),
+		proxyCommand(),
 	)
 	root.Version = buildVersion().text()
 	root.SetVersionTemplate("{{.Version}}")

@@ -48,6 +48,9 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 					return fmt.Errorf("%s: %w; pass --force to overwrite it", pcapOut, artifact.ErrExists)
 				}
 			}
+			if capture.IsProxyFile(args[0]) {
+				return traceProxyFile(cmd, args[0], asJSON, asSpec, pcapOut, force)
+			}
 			a, err := artifact.Read(args[0])
 			if err != nil {
 				return err
