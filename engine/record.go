@@ -83,9 +83,14 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		}
 	}
 	if r.Capture != nil {
-		if data, sum, err := capture.Compress(r.Capture); err == nil {
-			a.Capture = &artifact.Capture{Encoding: "zstd+base64", SHA256: sum, Size: len(r.Capture), Data: data}
+		c, cut, err := artifact.EncodeCapture(r.Capture)
+		switch {
+		case err != nil:
+			a.Cut = append(a.Cut, fmt.Sprintf("the wire capture was not kept: %v", err))
+		case cut != "":
+			a.Cut = append(a.Cut, cut)
 		}
+		a.Capture = c
 	}
 	if r.Sched == nil {
 		return a

@@ -122,10 +122,7 @@ func artifactCapture(path string, a *artifact.Artifact) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%s %w", path, errNoCapture)
 	}
-	if c.Encoding != "zstd+base64" {
-		return nil, fmt.Errorf("%s: the capture's encoding is %q; this Interleave reads zstd+base64", path, c.Encoding)
-	}
-	raw, err := capture.Decompress(c.Data, c.SHA256, c.Size)
+	raw, err := c.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
