@@ -63,7 +63,9 @@ func TestEveryReaderChecksTheCapture(t *testing.T) {
 		{"an actor value over 1 MiB", func(m map[string]any) {
 			m["actors"].([]any)[0].(map[string]any)["value"] = strings.Repeat("x", artifact.MaxActorValue)
 		}, "over the limits"},
-		{"a message over 64 KiB", func(m map[string]any) { m["outcome"].(map[string]any)["message"] = strings.Repeat("x", artifact.MaxText+1) }, "over the limit of 64 KiB"},
+		{"a message over 64 KiB", func(m map[string]any) {
+			m["outcome"].(map[string]any)["message"] = strings.Repeat("x", artifact.MaxText+1)
+		}, "over the limit of 64 KiB"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := withChange(t, base, c.change)

@@ -37,6 +37,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	res := &attemptResult{Started: time.Now()}
 
 	defer func() { res.Duration = time.Since(res.Started) }()
+	defer w.scrub(res) // no password, nothing over the limits, on any path
 	actx, cancel := context.WithTimeout(ctx, w.env.opts.AttemptTimeout)
 	defer cancel()
 

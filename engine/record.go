@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,12 +52,7 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			rec.Error = ar.Err.Error()
 		}
 		if ar.Value != nil {
-			if b, err := json.Marshal(ar.Value); err == nil {
-				rec.Value = b
-			} else {
-				b, _ := json.Marshal(fmt.Sprintf("%v", ar.Value))
-				rec.Value = b
-			}
+			rec.Value = valueJSON(ar.Value) // scrubbed by the attempt
 		}
 		a.Actors = append(a.Actors, rec)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/internal/redact"
 	"github.com/pginterleave/interleave/supervise"
 )
 
@@ -80,10 +81,7 @@ func runCommand(ctx context.Context, cmd command, env []string, password string)
 	if len(tail) > stderrTail {
 		tail = tail[len(tail)-stderrTail:]
 	}
-	tail = strings.TrimSpace(tail)
-	if password != "" {
-		tail = strings.ReplaceAll(tail, password, "REDACTED")
-	}
+	tail = strings.TrimSpace(redact.Password(password).String(tail))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("killed when the attempt ended: %w", ctx.Err())
