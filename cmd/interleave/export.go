@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/pginterleave/interleave/export"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +25,7 @@ func exportCommand() *cobra.Command {
 					return err
 				}
 				for _, p := range problems {
-					fmt.Fprintf(w, "- %s: %s\n", p.Path, p.What)
+					fmt.Fprintf(w, "- %s: %s\n", termtext.Line(p.Path), termtext.Line(p.What))
 				}
 				if len(problems) > 0 {
 					fmt.Fprintf(w, "%s does not match its manifest (%d problems).\n", verify, len(problems))

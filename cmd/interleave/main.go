@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -58,6 +59,8 @@ Exit codes: 0 pass, 1 violation, 2 usage/actor/harness error, 3 incompatible rep
 	if c, ok := err.(exitCode); ok {
 		return int(c)
 	}
-	fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+	// Errors quote artifacts, actors' output and the server: never let them
+	// drive the terminal.
+	fmt.Fprintf(os.Stderr, "interleave: %s\n", termtext.Lines(err.Error()))
 	return 2
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/capture/pcapng"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +69,7 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 					return err
 				}
 			} else {
-				fmt.Fprintf(w, "%s: scenario %s, %s (%s); times in µs since the attempt started\n\n", args[0], a.Scenario.Name, a.Mode, a.Outcome.Kind)
+				fmt.Fprintf(w, "%s: scenario %s, %s (%s); times in µs since the attempt started\n\n", termtext.Line(args[0]), termtext.Line(a.Scenario.Name), termtext.Line(a.Mode), a.Outcome.Kind)
 				if err := tr.WriteText(w); err != nil {
 					return err
 				}
@@ -108,7 +109,7 @@ func writeSpec(cmd *cobra.Command, a *artifact.Artifact, setupFile string) error
 	spec, notes := scenario.SpecFromArtifact(a, setup)
 	fmt.Fprint(cmd.OutOrStdout(), spec)
 	for _, n := range notes {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", termtext.Line(n))
 	}
 	return nil
 }
