@@ -29,7 +29,7 @@ func writeManifest(dir string) error {
 	for _, p := range paths {
 		fmt.Fprintf(&b, "%s  %s\n", sums[p], p)
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o644)
+	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o600)
 }
 
 func hashTree(dir string) (map[string]string, error) {

@@ -39,10 +39,10 @@ literals), the release order as its permutation; --spec-setup FILE puts that SQL
 in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if pcapOut != "" && !force {
+			if pcapOut != "" {
 				// Refuse before any work; WriteFileAtomic checks again.
-				if _, err := os.Lstat(pcapOut); err == nil {
-					return fmt.Errorf("%s: %w; pass --force to overwrite it", pcapOut, artifact.ErrExists)
+				if err := artifact.CheckWritable(pcapOut, force); err != nil {
+					return err
 				}
 			}
 			a, err := artifact.Read(args[0])
