@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,4 +52,72 @@ func TestOutputsAreCheckedFirstAndPrivate(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
+}
+
+// TestEveryCommandRefusesADamagedCapture: report, replay, export and trace
+// refuse an artifact whose wire capture does not match its SHA-256, does
+// not decode or declares 10^12 bytes, with exit 2 and the reason.
+func TestEveryCommandRefusesADamagedCapture(t *testing.T) {
+	data, err := os.ReadFile("../../artifact/testdata/counter-failure.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	c := m["capture"].(map[string]any)
+	good := map[string]any{}
+	for k, v := range c {
+		good[k] = v
+	}
+	dir := t.TempDir()
+	for _, d := range []struct {
+		name, key string
+		value     any
+		want      string
+	}{
+		{"hash", "sha256", strings.Repeat("ab", 32), "does not match its SHA-256"},
+		{"zstd", "data", "KLUv/QBYAAAAAAAAAAAA", "does not decode"},
+		{"size", "size", 1e12, "declares 1000000000000 bytes"},
+	} {
+		for k, v := range good {
+			c[k] = v
+		}
+		c[d.key] = d.value
+		b, _ := json.Marshal(m)
+		bad := filepath.Join(dir, d.name+".json")
+		os.WriteFile(bad, b, 0o600)
+		for _, args := range [][]string{
+			{"report", bad, "--out", filepath.Join(dir, d.name+".html")},
+			{"trace", bad},
+			{"export", "../../examples/counter", bad, "--out", filepath.Join(dir, d.name+"-bundle")},
+			{"replay", "../../examples/counter", bad},
+		} {
+			if args[0] == "replay" && d.name != "hash" {
+				continue // one is enough: it builds and runs the program
+			}
+			out, code := runCaptured(t, args)
+			if code != 2 || !strings.Contains(out, d.want) {
+				t.Errorf("interleave %s with a damaged capture (%s): exit %d, want 2 saying %q\n%s", args[0], d.name, code, d.want, out)
+			}
+		}
+	}
+}
+
+// runCaptured runs the CLI in-process with its stdout and stderr (and the
+// scenario program's, which inherits them) captured.
+func runCaptured(t *testing.T, args []string) (string, int) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = f, f
+	code := run(args)
+	os.Stdout, os.Stderr = stdout, stderr
+	out, _ := os.ReadFile(f.Name())
+	return string(out), code
 }
