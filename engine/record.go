@@ -46,13 +46,14 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			a.Schedule.Victims = append(a.Schedule.Victims, names[v])
 		}
 	}
+	secrets := e.secrets()
 	for _, ar := range r.Actors {
 		rec := artifact.ActorResult{Actor: ar.Actor}
 		if ar.Err != nil {
 			rec.Error = ar.Err.Error()
 		}
 		if ar.Value != nil {
-			rec.Value = valueJSON(ar.Value) // scrubbed by the attempt
+			rec.Value = keptValue(secrets, ar.Value)
 		}
 		a.Actors = append(a.Actors, rec)
 	}

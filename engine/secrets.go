@@ -11,12 +11,13 @@ import (
 // scrub makes an attempt's result fit to keep and print, once the
 // invariant has judged it: the server's password (which every actor gets
 // in its connection string and PGPASSWORD) is removed from the message and
-// from every actor's error and value, and what is over the documented
-// limits is cut, saying so. The failure fingerprint is then computed from
-// the scrubbed message, so it does not depend on a password that changes
-// from run to run.
+// from every actor's error, and what is over the documented limits is cut,
+// saying so. The failure fingerprint is then computed from the scrubbed
+// message, so it does not depend on a password that changes from run to
+// run. Values are scrubbed when an attempt is recorded (keptValue): most
+// attempts are not.
 func (w *worker) scrub(res *attemptResult) {
-	s := redact.Password(w.env.server.Password())
+	s := w.env.secrets()
 	res.Message = artifact.CutText(s.String(res.Message), artifact.MaxText)
 	for i := range res.Actors {
 		r := &res.Actors[i]
@@ -25,20 +26,21 @@ func (w *worker) scrub(res *attemptResult) {
 				r.Err = &scrubbedError{msg: msg, err: r.Err}
 			}
 		}
-		if r.Value != nil {
-			r.Value = json.RawMessage(artifact.CutValue(s.JSON(valueJSON(r.Value))))
-		}
 	}
 }
 
-// valueJSON is an actor's value as the artifact keeps it: its JSON, or its
-// Go rendering as a JSON string when it has none.
-func valueJSON(v any) []byte {
-	if b, err := json.Marshal(v); err == nil {
-		return b
+// secrets are what must never be kept or printed of what actors produce.
+func (e *env) secrets() redact.Secrets { return redact.Password(e.server.Password()) }
+
+// keptValue is an actor's value as the artifact keeps it: its JSON (or its
+// Go rendering as a JSON string when it has none), the password removed,
+// within artifact.MaxActorValue.
+func keptValue(s redact.Secrets, v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(fmt.Sprintf("%v", v))
 	}
-	b, _ := json.Marshal(fmt.Sprintf("%v", v))
-	return b
+	return artifact.CutValue(s.JSON(b))
 }
 
 // scrubbedError is an actor's error with the secrets removed from its
