@@ -221,3 +221,29 @@ invariant:
 		t.Fatalf("%s: %s\nwant %s", res.Outcome, res.Message, want)
 	}
 }
+
+// A failing invariant command is a violation with the tail of its stderr;
+// its stdout (here 10 MB) is not kept.
+func TestYAMLInvariantCommandFails(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cmd.yaml")
+	src := `name: cmd
+actors:
+  - {name: a, command: [true]}
+  - {name: b, command: [true]}
+invariant:
+  command: [sh, -c, "head -c 10000000 /dev/zero; head -c 10000 /dev/zero | tr '\\0' x >&2; echo ' broken' >&2; exit 4"]
+`
+	os.WriteFile(path, []byte(src), 0o644)
+	l, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := interleave.RunOnce(testCtx(t), l.Scenario, opts(l.Options))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.HasSuffix(res.Message, "failed: exit status 4: "+strings.Repeat("x", 4096-len(" broken\n"))+" broken") {
+		t.Fatalf("%s: %.300s", res.Outcome, res.Message)
+	}
+}
