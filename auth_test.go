@@ -85,7 +85,7 @@ func TestPasswordAuthenticationPassesThroughAndIsRedacted(t *testing.T) {
 				t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 			}
 			a := res.Artifact
-			raw, err := capture.Decompress(a.Capture.Data, a.Capture.SHA256, a.Capture.Size)
+			raw, err := a.Capture.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}

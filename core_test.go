@@ -102,7 +102,7 @@ func TestCounterRaceFoundOnFirstAttempt(t *testing.T) {
 	if a.Capture == nil {
 		t.Fatal("the failing attempt has no capture")
 	}
-	raw, err := capture.Decompress(a.Capture.Data, a.Capture.SHA256, a.Capture.Size)
+	raw, err := a.Capture.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,11 @@ type Artifact struct {
 	Environment   Environment   `json:"environment"`
 	Fingerprint   *Fingerprint  `json:"fingerprint,omitempty"`
 	Limits        Limits        `json:"limits"`
-	Cleanup       Cleanup       `json:"cleanup"`
-	Capture       *Capture      `json:"capture,omitempty"`
+	// Cut says what was cut or left out to keep within the documented
+	// limits (docs/reliability.md), one sentence each.
+	Cut     []string `json:"cut,omitempty"`
+	Cleanup Cleanup  `json:"cleanup"`
+	Capture *Capture `json:"capture,omitempty"`
 }
 
 // Tool names the writer.

@@ -12,9 +12,6 @@ import (
 	"path/filepath"
 )
 
-// MaxFileSize bounds an artifact file read from disk.
-const MaxFileSize = 512 << 20
-
 // ErrExists is returned when Write would overwrite a file without force.
 var ErrExists = errors.New("file exists")
 
@@ -39,11 +36,23 @@ func Encode(a *Artifact) ([]byte, error) {
 }
 
 // Write stores a at path atomically (temporary file, fsync, rename). Without
-// force it refuses to replace an existing file.
+// force it refuses to replace an existing file. An artifact over
+// MaxFileSize loses its wire capture (a.Cut says so); one still over it is
+// refused.
 func Write(path string, a *Artifact, force bool) error {
 	data, err := Encode(a)
 	if err != nil {
 		return err
+	}
+	if len(data) > MaxFileSize && a.Capture != nil {
+		a.Capture = nil
+		a.Cut = append(a.Cut, fmt.Sprintf("the wire capture was not kept: with it the artifact was %d bytes, over the limit of %s", len(data), sizeName(MaxFileSize)))
+		if data, err = Encode(a); err != nil {
+			return err
+		}
+	}
+	if len(data) > MaxFileSize {
+		return fmt.Errorf("the artifact would be %d bytes, over the limit of %s that readers accept; its units hold too much SQL or too many values", len(data), sizeName(MaxFileSize))
 	}
 	return WriteFileAtomic(path, data, force)
 }
@@ -131,7 +140,7 @@ func Read(path string) (*Artifact, error) {
 		return nil, err
 	}
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrInvalid, MaxFileSize)
+		return nil, fmt.Errorf("%s: %w: larger than the limit of %s", path, ErrInvalid, sizeName(MaxFileSize))
 	}
 	a, err := Decode(data)
 	if err != nil {
@@ -140,8 +149,12 @@ func Read(path string) (*Artifact, error) {
 	return a, nil
 }
 
-// Decode parses and validates artifact JSON from an untrusted source.
+// Decode parses and validates artifact JSON from an untrusted source (see
+// Validate).
 func Decode(data []byte) (*Artifact, error) {
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%w: %d bytes, over the limit of %s", ErrInvalid, len(data), sizeName(MaxFileSize))
+	}
 	var probe struct {
 		SchemaVersion *int `json:"schemaVersion"`
 	}

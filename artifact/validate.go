@@ -11,9 +11,11 @@ var outcomeKinds = map[string]bool{
 	"pass": true, "violation": true, "actor-error": true, "harness-error": true, "inconclusive": true, "incompatible": true,
 }
 
-// Validate checks the internal consistency of an artifact: every reference
+// Validate checks an artifact before anything uses it: every reference
 // names a known actor and unit, steps count up from zero, choices match
-// decisions. It reports the first problem.
+// decisions, texts and values are within the documented limits, and the
+// wire capture decodes to its declared size and SHA-256. It reports the
+// first problem.
 func Validate(a *Artifact) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
@@ -89,6 +91,17 @@ func Validate(a *Artifact) error {
 	for i, r := range a.Actors {
 		if !actors[r.Actor] {
 			return bad("actor result %d names unknown actor %q", i, r.Actor)
+		}
+		if len(r.Value) > MaxActorValue || len(r.Error) > MaxText {
+			return bad("actor %s's result is over the limits (%s for a value, %s for an error)", r.Actor, sizeName(MaxActorValue), sizeName(MaxText))
+		}
+	}
+	if len(a.Outcome.Message) > MaxText {
+		return bad("the outcome's message is %d bytes, over the limit of %s", len(a.Outcome.Message), sizeName(MaxText))
+	}
+	if a.Capture != nil {
+		if err := a.Capture.Check(); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,17 +1,11 @@
 package capture
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
@@ -69,48 +63,4 @@ func Decode(raw []byte) ([]Record, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// Compress encodes raw for storage: zstd, then base64, with the SHA-256 of
-// the raw bytes for an integrity check.
-func Compress(raw []byte) (data, sum string, err error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return "", "", err
-	}
-	defer enc.Close()
-	z := enc.EncodeAll(raw, nil)
-	h := sha256.Sum256(raw)
-	return base64.StdEncoding.EncodeToString(z), hex.EncodeToString(h[:]), nil
-}
-
-// MaxRaw bounds a decompressed capture.
-const MaxRaw = 1 << 30
-
-// Decompress reverses Compress and checks size and SHA-256.
-func Decompress(data, sum string, size int) ([]byte, error) {
-	z, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if size < 0 || size > MaxRaw {
-		return nil, fmt.Errorf("%w: declared size %d", ErrCorrupt, size)
-	}
-	dec, err := zstd.NewReader(bytes.NewReader(z), zstd.WithDecoderMaxMemory(uint64(size)+1<<20), zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	defer dec.Close()
-	raw, err := io.ReadAll(io.LimitReader(dec, int64(size)+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if len(raw) != size {
-		return nil, fmt.Errorf("%w: %d bytes, the artifact says %d", ErrCorrupt, len(raw), size)
-	}
-	h := sha256.Sum256(raw)
-	if hex.EncodeToString(h[:]) != sum {
-		return nil, fmt.Errorf("%w: SHA-256 does not match", ErrCorrupt)
-	}
-	return raw, nil
 }

@@ -119,6 +119,11 @@ type ProxyWriterOptions struct {
 	OnDrop func(Dropped)
 }
 
+// MaxRaw bounds the raw bytes a proxy capture file holds (and what its
+// reader accepts): a recording proxy runs long, so it may hold more than an
+// artifact's capture (artifact.MaxCaptureSize).
+const MaxRaw = 1 << 30
+
 // NewProxyWriter prepares path; nothing is there until Close. header's
 // Listen, Upstream and UpstreamTLS are kept; the rest is filled in.
 func NewProxyWriter(path string, header ProxyHeader, opts ProxyWriterOptions) (*ProxyWriter, error) {

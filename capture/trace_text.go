@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/termtext"
 )
 
 // WriteText writes the trace for a reader: per stream its start-up, then
@@ -56,9 +57,12 @@ type errWriter struct {
 	err error
 }
 
+// printf writes one line. Everything in it comes from the capture, which
+// is untrusted: it is made safe for a terminal as a whole (column names,
+// command tags and parameters as much as SQL).
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format+"\n", args...)
+		_, e.err = fmt.Fprintln(e.w, termtext.Line(fmt.Sprintf(format, args...)))
 	}
 }
 

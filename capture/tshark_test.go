@@ -120,7 +120,7 @@ func TestTsharkReadsTheCapture(t *testing.T) {
 	if a.Capture == nil {
 		t.Fatal("the artifact has no capture")
 	}
-	raw, err := capture.Decompress(a.Capture.Data, a.Capture.SHA256, a.Capture.Size)
+	raw, err := a.Capture.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}

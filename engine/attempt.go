@@ -37,6 +37,7 @@ type attemptResult struct {
 func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, victims []int) *attemptResult {
 	res := &attemptResult{Started: time.Now()}
 
+	defer w.scrub(res) // no password, nothing over the limits, on any path (runs last)
 	defer func() {
 		res.Duration = time.Since(res.Started)
 		if err := pgserver.Terminated(w.env.server); err != nil {

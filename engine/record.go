@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,18 +46,14 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			a.Schedule.Victims = append(a.Schedule.Victims, names[v])
 		}
 	}
+	secrets := e.secrets()
 	for _, ar := range r.Actors {
 		rec := artifact.ActorResult{Actor: ar.Actor}
 		if ar.Err != nil {
 			rec.Error = ar.Err.Error()
 		}
 		if ar.Value != nil {
-			if b, err := json.Marshal(ar.Value); err == nil {
-				rec.Value = b
-			} else {
-				b, _ := json.Marshal(fmt.Sprintf("%v", ar.Value))
-				rec.Value = b
-			}
+			rec.Value = keptValue(secrets, ar.Value)
 		}
 		a.Actors = append(a.Actors, rec)
 	}
@@ -83,9 +78,14 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		}
 	}
 	if r.Capture != nil {
-		if data, sum, err := capture.Compress(r.Capture); err == nil {
-			a.Capture = &artifact.Capture{Encoding: "zstd+base64", SHA256: sum, Size: len(r.Capture), Data: data}
+		c, cut, err := artifact.EncodeCapture(r.Capture)
+		switch {
+		case err != nil:
+			a.Cut = append(a.Cut, fmt.Sprintf("the wire capture was not kept: %v", err))
+		case cut != "":
+			a.Cut = append(a.Cut, cut)
 		}
+		a.Capture = c
 	}
 	if r.Sched == nil {
 		return a

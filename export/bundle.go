@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,11 +10,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // Options say what to bundle and where.
@@ -32,7 +35,16 @@ const ManifestName = "MANIFEST.sha256"
 // Bundle writes the regression bundle. The sources must be exactly the
 // recorded ones (the artifact's fingerprint lists them with their SHA-256),
 // so that the bundle's exact replay checks pass on another machine.
+//
+// Everything is checked before any work starts (the output's directory, the
+// artifact, the program, every source's hash); the bundle is written in a
+// private staging directory beside Out and renamed to Out when complete, so
+// a failed export leaves nothing behind.
 func Bundle(ctx context.Context, o Options) error {
+	out, err := checkOut(o.Out, o.Force)
+	if err != nil {
+		return err
+	}
 	rec, err := artifact.Read(o.Artifact)
 	if err != nil {
 		return err
@@ -40,6 +52,9 @@ func Bundle(ctx context.Context, o Options) error {
 	fp := rec.Fingerprint
 	if fp == nil || len(fp.Sources) == 0 {
 		return errors.New("the artifact carries no source fingerprint; record it with `interleave run DIR --out FILE`")
+	}
+	if k := rec.Scenario.Kind; k != "" && k != "go" {
+		return fmt.Errorf("the artifact was recorded from a scenario %s, not a Go scenario program; export bundles Go programs (keep the scenario file and the artifact together instead)", k)
 	}
 	progAbs, err := filepath.Abs(o.ProgramDir)
 	if err != nil {
@@ -53,26 +68,57 @@ func Bundle(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := prepareOut(o.Out, o.Force); err != nil {
-		return err
+	progRel = filepath.ToSlash(progRel)
+	if p := rec.Scenario.Program; p != "" && path.Clean(p) != path.Clean(progRel) {
+		return fmt.Errorf("the artifact was recorded from the program %s of its module, not ./%s", p, progRel)
 	}
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
-	src := filepath.Join(o.Out, "src")
 	files := append(append([]artifact.SourceFile{}, fp.Sources...), fp.Modules...)
 	for _, f := range files {
-		from := filepath.Join(root, filepath.FromSlash(f.Path))
-		sum, err := fileSHA256(from)
+		sum, err := fileSHA256(filepath.Join(root, filepath.FromSlash(f.Path)))
 		if err != nil {
 			return fmt.Errorf("source %s: %w", f.Path, err)
 		}
 		if sum != f.SHA256 {
 			return fmt.Errorf("%s changed since the recording; a bundle of these sources would not replay exactly (record again first)", f.Path)
 		}
-		if err := copyFile(from, filepath.Join(src, filepath.FromSlash(f.Path))); err != nil {
+	}
+	artAbs, err := filepath.Abs(o.Artifact)
+	if err != nil {
+		return err
+	}
+	if err := refuseReplacing(out, root, artAbs); err != nil {
+		return err
+	}
+	staging, err := stagingDir(out)
+	if err != nil {
+		return err
+	}
+	published := false
+	defer func() {
+		if !published {
+			discard(staging)
+		}
+	}()
+	if err := writeBundle(ctx, o, staging, rec, root, progAbs, progRel, files); err != nil {
+		return err
+	}
+	if err := publish(staging, out); err != nil {
+		return err
+	}
+	published = true
+	return nil
+}
+
+// writeBundle writes every file of the bundle into dir.
+func writeBundle(ctx context.Context, o Options, dir string, rec *artifact.Artifact, root, progAbs, progRel string, files []artifact.SourceFile) error {
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	src := filepath.Join(dir, "src")
+	for _, f := range files {
+		if err := copyFile(filepath.Join(root, filepath.FromSlash(f.Path)), filepath.Join(src, filepath.FromSlash(f.Path))); err != nil {
 			return err
 		}
 	}
@@ -80,27 +126,46 @@ func Bundle(ctx context.Context, o Options) error {
 	if err := goCmd(ctx, src, nil, "mod", "vendor"); err != nil {
 		return fmt.Errorf("go mod vendor: %w", err)
 	}
+	// The vendored tree must hold every package the program imports: the
+	// bundle builds from it, offline, on another platform.
+	if err := goCmd(ctx, src, offlineEnv, "list", "-deps", "./"+progRel); err != nil {
+		return fmt.Errorf("the vendored sources do not hold every package %s imports: %w", progRel, err)
+	}
 	logf("vendored the module's dependencies")
-	bin := filepath.Join(o.Out, "bin", "scenario")
-	if err := goCmd(ctx, src, []string{"GOFLAGS=-mod=vendor", "GOPROXY=off"}, "build", "-o", bin, "./"+filepath.ToSlash(progRel)); err != nil {
-		return fmt.Errorf("build the scenario program from the bundle: %w", err)
+	// The sources are byte for byte those of the module (checked above), so
+	// the binary is built there, exactly as `interleave run` built it: the
+	// go command's cache then holds every compiled package, where a build
+	// in the new directory compiles everything again (a minute or more).
+	bin := filepath.Join(dir, "bin", "scenario")
+	if err := goCmd(ctx, progAbs, nil, "build", "-o", bin, "."); err != nil {
+		return fmt.Errorf("build the scenario program: %w", err)
 	}
 	logf("built bin/scenario for %s/%s with %s", runtime.GOOS, runtime.GOARCH, runtime.Version())
-	if err := copyFile(o.Artifact, filepath.Join(o.Out, "artifact.json")); err != nil {
+	if err := copyFile(o.Artifact, filepath.Join(dir, "artifact.json")); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.Out, "replay"), []byte(replayScript(filepath.ToSlash(progRel))), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "replay"), []byte(replayScript(progRel)), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.Out, "README.md"), []byte(readme(rec, filepath.ToSlash(progRel))), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme(rec, progRel)), 0o600); err != nil {
 		return err
 	}
-	if err := writeManifest(o.Out); err != nil {
+	if err := makePrivate(dir); err != nil {
+		return err
+	}
+	if err := dropOwnerRecord(dir); err != nil {
+		return err
+	}
+	if err := writeManifest(dir); err != nil {
 		return err
 	}
 	logf("wrote %s", ManifestName)
 	return nil
 }
+
+// offlineEnv is how the bundle's sources build: vendored, no network, the
+// local toolchain, no workspace around the bundle.
+var offlineEnv = []string{"GOFLAGS=-mod=vendor", "GOPROXY=off", "GOTOOLCHAIN=local", "GOWORK=off"}
 
 func moduleRoot(dir string) (string, error) {
 	for d := dir; ; d = filepath.Dir(d) {
@@ -113,25 +178,15 @@ func moduleRoot(dir string) (string, error) {
 	}
 }
 
-func prepareOut(out string, force bool) error {
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		if !force {
-			return fmt.Errorf("%s exists and is not empty; pass --force to replace it", out)
-		}
-		if err := os.RemoveAll(out); err != nil {
-			return err
-		}
-	}
-	return os.MkdirAll(out, 0o755)
-}
-
 func goCmd(ctx context.Context, dir string, env []string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	supervise.Prepare(cmd) // never outlives us; cancellation kills its tree
+	if err := supervise.Run(cmd); err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(out.String()))
 	}
 	return nil
 }
@@ -150,7 +205,7 @@ func fileSHA256(path string) (string, error) {
 }
 
 func copyFile(from, to string) error {
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return err
 	}
 	in, err := os.Open(from)
@@ -162,7 +217,7 @@ func copyFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, st.Mode().Perm())
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, st.Mode().Perm()&0o700)
 	if err != nil {
 		return err
 	}

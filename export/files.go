@@ -24,7 +24,7 @@ func replayScript(progRel string) string {
 # Arguments are passed to the replay (for example --guided).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-export GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local
+export GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local GOWORK=off
 export INTERLEAVE_PROGRAM_DIR="$here/src/%[1]s"
 bin="$here/bin/scenario"
 if [ "$(uname -s)-$(uname -m)" != "%[2]s" ]; then

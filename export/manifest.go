@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,7 +29,7 @@ func writeManifest(dir string) error {
 	for _, p := range paths {
 		fmt.Fprintf(&b, "%s  %s\n", sums[p], p)
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o644)
+	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o600)
 }
 
 func hashTree(dir string) (map[string]string, error) {
@@ -104,9 +106,61 @@ func Verify(dir string) ([]Problem, error) {
 			problems = append(problems, Problem{p, "not in the manifest"})
 		}
 	}
-	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
-	if _, err := artifact.Read(filepath.Join(dir, "artifact.json")); err != nil {
+	rec, err := artifact.Read(filepath.Join(dir, "artifact.json"))
+	if err != nil {
 		problems = append(problems, Problem{"artifact.json", err.Error()})
 	}
+	problems = append(problems, checkRunnable(dir, rec)...)
+	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
 	return problems, nil
 }
+
+// checkRunnable checks what ./replay needs, whatever the manifest says (a
+// manifest lists what was written, even to the wrong place): the script,
+// the binary it runs, and in src/ the module (go.mod, vendor/) with the
+// program directory the script names.
+func checkRunnable(bundle string, rec *artifact.Artifact) []Problem {
+	var problems []Problem
+	const (
+		file = iota
+		executable
+		directory
+	)
+	need := func(rel string, kind int) {
+		st, err := os.Stat(filepath.Join(bundle, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+			problems = append(problems, Problem{rel, "missing: ./replay needs it"})
+		case kind == directory && !st.IsDir():
+			problems = append(problems, Problem{rel, "is not a directory: ./replay needs one"})
+		case kind != directory && !st.Mode().IsRegular():
+			problems = append(problems, Problem{rel, "is not a regular file: ./replay needs one"})
+		case kind == executable && st.Mode().Perm()&0o100 == 0:
+			problems = append(problems, Problem{rel, "is not executable: ./replay runs it"})
+		}
+	}
+	need("replay", executable)
+	need("bin/scenario", executable)
+	need("src/go.mod", file)
+	need("src/vendor/modules.txt", file)
+	script, err := os.ReadFile(filepath.Join(bundle, "replay"))
+	if err != nil {
+		return problems
+	}
+	m := programDirLine.FindSubmatch(script)
+	if m == nil {
+		return append(problems, Problem{"replay", "does not name the scenario program's directory (INTERLEAVE_PROGRAM_DIR)"})
+	}
+	prog := path.Clean(string(m[1]))
+	if prog == ".." || strings.HasPrefix(prog, "../") || path.IsAbs(prog) {
+		return append(problems, Problem{"replay", fmt.Sprintf("names the program directory %q outside src/", prog)})
+	}
+	need(path.Join("src", prog), directory)
+	if rec != nil && rec.Scenario.Program != "" && path.Clean(rec.Scenario.Program) != prog {
+		problems = append(problems, Problem{"replay", fmt.Sprintf("runs the program in src/%s, but the artifact was recorded from %s", prog, rec.Scenario.Program)})
+	}
+	return problems
+}
+
+// programDirLine is the line of the replay script that names the program.
+var programDirLine = regexp.MustCompile(`(?m)^export INTERLEAVE_PROGRAM_DIR="\$here/src/([^"\n]*)"$`)

@@ -1,10 +1,10 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/internal/redact"
 	"github.com/pginterleave/interleave/supervise"
 )
 
@@ -65,37 +66,46 @@ func directEnv(db *pgx.Conn) (env []string, password string) {
 const stderrTail = 4 << 10
 
 // runCommand runs cmd in its own process group (killed with the group when
-// ctx ends) and returns its stdout; a non-zero exit is an error carrying
-// the tail of stderr, the password redacted.
-func runCommand(ctx context.Context, cmd command, env []string, password string) ([]byte, error) {
+// ctx ends); a non-zero exit is an error carrying the tail of stderr, the
+// password redacted. Its stdout is not kept (setup and invariant commands
+// say what they have to say through their exit status and stderr), and
+// only the tail of stderr is held in memory.
+func runCommand(ctx context.Context, cmd command, env []string, password string) error {
 	c := exec.CommandContext(ctx, cmd.argv[0], cmd.argv[1:]...)
 	c.Dir = cmd.dir
 	c.Env = append(append([]string{}, env...), cmd.env...)
 	supervise.Prepare(c) // own kill domain; cancellation kills the tree; never outlives us
 	c.WaitDelay = 2 * time.Second
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
+	stderr := &tailWriter{max: stderrTail}
+	c.Stdout, c.Stderr = io.Discard, stderr
 	err := supervise.Run(c) // kills the children it left behind
-	tail := stderr.String()
-	if len(tail) > stderrTail {
-		tail = tail[len(tail)-stderrTail:]
-	}
-	tail = strings.TrimSpace(tail)
-	if password != "" {
-		tail = strings.ReplaceAll(tail, password, "REDACTED")
-	}
+	tail := strings.TrimSpace(redact.Password(password).String(string(stderr.buf)))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("killed when the attempt ended: %w", ctx.Err())
+			return fmt.Errorf("killed when the attempt ended: %w", ctx.Err())
 		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			if tail != "" {
-				return nil, fmt.Errorf("exit status %d: %s", ee.ExitCode(), tail)
+				return fmt.Errorf("exit status %d: %s", ee.ExitCode(), tail)
 			}
-			return nil, fmt.Errorf("exit status %d", ee.ExitCode())
+			return fmt.Errorf("exit status %d", ee.ExitCode())
 		}
-		return nil, err
+		return err
 	}
-	return stdout.Bytes(), nil
+	return nil
+}
+
+// tailWriter keeps the last max bytes written.
+type tailWriter struct {
+	buf []byte
+	max int
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
 }

@@ -275,6 +275,13 @@ func (c *fileConfig) decodeActors(d *decoder, keyAt, n ast.Node) error {
 					return err
 				}
 				a.cmd.dir = c.abs(cwd)
+				// Said here, where it can be placed: exec would only say
+				// that the program was not found.
+				if st, err := os.Stat(a.cmd.dir); err != nil {
+					return d.errAt(orAt(f.value, f.keyAt), "%s's cwd %s does not exist (relative paths start at the scenario file's directory)", what, cwd)
+				} else if !st.IsDir() {
+					return d.errAt(orAt(f.value, f.keyAt), "%s's cwd %s is not a directory", what, cwd)
+				}
 			case "env":
 				if a.cmd.env, err = d.env(f.value, what+"'s env"); err != nil {
 					return err

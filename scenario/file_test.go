@@ -23,7 +23,9 @@ var malformed = []struct{ name, src, want string }{
 	{"command as a string", "name: c\nactors:\n  - name: a\n    command: node run.js\n  - name: b\n    command: [x]\n", "bad.yaml:4:14: actor 1's command must be a list"},
 	{"missing name", "actors:\n  - name: a\n    command: [x]\n  - name: b\n    command: [x]\n", "bad.yaml:1:1: the scenario has no name"},
 	{"missing actors", "name: c\n", "bad.yaml:1:1: the scenario has no actors"},
-	{"missing command", "name: counter\nsetup:\n  sql: SELECT 1\nactors:\n  - name: alice\n    command: [x]\n  - name: bob\n    cwd: js\n", "bad.yaml:7:5: actor 2 has no command"},
+	{"missing command", "name: counter\nsetup:\n  sql: SELECT 1\nactors:\n  - name: alice\n    command: [x]\n  - name: bob\n    cwd: .\n", "bad.yaml:7:5: actor 2 has no command"},
+	{"missing cwd", "name: c\nactors:\n  - name: a\n    command: [psql]\n    cwd: nope/js\n  - {name: b, command: [x]}\n", "bad.yaml:5:10: actor 1's cwd nope/js does not exist (relative paths start at the scenario file's directory)"},
+	{"cwd a file", "name: c\nactors:\n  - name: a\n    command: [psql]\n    cwd: bad.yaml\n  - {name: b, command: [x]}\n", "bad.yaml:5:10: actor 1's cwd bad.yaml is not a directory"},
 	{"bad duration", "name: c\nactors:\n  - {name: a, command: [x]}\n  - {name: b, command: [x]}\noptions:\n  attempt-timeout: 30 seconds\n", `bad.yaml:6:20: attempt-timeout: "30 seconds" is not a duration`},
 	{"one actor", "name: c\nactors:\n  - {name: a, command: [x]}\n", "bad.yaml:2:1: the scenario has 1 actor(s); it needs 2 to 8"},
 	{"nine actors", "name: c\nactors:\n" + strings.Repeat("  - {name: a, command: [x]}\n", 8) + "  - {name: i, command: [x]}\n", "bad.yaml:11:6: actor 9: a scenario has at most 8 actors"},
@@ -217,5 +219,31 @@ invariant:
 	want := `invariant query 1 (SELECT a, b FROM t ORDER BY a): got [["1",null],["2","x"]], want [["1",null],["2","y"]]`
 	if res.Outcome != interleave.OutcomeViolation || res.Message != want {
 		t.Fatalf("%s: %s\nwant %s", res.Outcome, res.Message, want)
+	}
+}
+
+// A failing invariant command is a violation with the tail of its stderr;
+// its stdout (here 10 MB) is not kept.
+func TestYAMLInvariantCommandFails(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cmd.yaml")
+	src := `name: cmd
+actors:
+  - {name: a, command: [true]}
+  - {name: b, command: [true]}
+invariant:
+  command: [sh, -c, "head -c 10000000 /dev/zero; head -c 10000 /dev/zero | tr '\\0' x >&2; echo ' broken' >&2; exit 4"]
+`
+	os.WriteFile(path, []byte(src), 0o644)
+	l, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := interleave.RunOnce(testCtx(t), l.Scenario, opts(l.Options))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.HasSuffix(res.Message, "failed: exit status 4: "+strings.Repeat("x", 4096-len(" broken\n"))+" broken") {
+		t.Fatalf("%s: %.300s", res.Outcome, res.Message)
 	}
 }

@@ -43,7 +43,7 @@ func (c *fileConfig) setup(ctx context.Context, db *pgx.Conn) error {
 	}
 	env, password := directEnv(db)
 	for _, cmd := range c.setupCommands {
-		if _, err := runCommand(ctx, cmd, env, password); err != nil {
+		if err := runCommand(ctx, cmd, env, password); err != nil {
 			return fmt.Errorf("setup command %s: %w", strings.Join(cmd.argv, " "), err)
 		}
 	}
@@ -66,7 +66,7 @@ func (c *fileConfig) invariant(ctx context.Context, db *pgx.Conn, _ []interleave
 	}
 	if c.invariantCommand != nil {
 		env, password := directEnv(db)
-		if _, err := runCommand(ctx, *c.invariantCommand, env, password); err != nil {
+		if err := runCommand(ctx, *c.invariantCommand, env, password); err != nil {
 			return fmt.Errorf("the invariant's command %s failed: %w", strings.Join(c.invariantCommand.argv, " "), err)
 		}
 	}

@@ -282,3 +282,29 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Fatal("equal inputs have a diff")
 	}
 }
+
+// TestSpecSessionsIgnoreTheCallersTimeZone: the caller's PGTZ must not
+// change what a spec session prints (pgx sends it as "timezone" beside the
+// session's "TimeZone", in map order). Twelve permutations of two sessions
+// start 24 connections.
+func TestSpecSessionsIgnoreTheCallersTimeZone(t *testing.T) {
+	t.Setenv("PGTZ", "UTC")
+	path := filepath.Join(t.TempDir(), "tz.spec")
+	src := "session s1\nstep r1 { SELECT '2024-01-01 12:00:00+00'::timestamptz AS t; }\nsession s2\nstep r2 { SELECT '2024-01-01 12:00:00+00'::timestamptz AS t; }\n" +
+		strings.Repeat("permutation r1 r2\n", 12)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Mon Jan 01 04:00:00 2024 PST"
+	if n := strings.Count(out.String(), want); n != 24 || strings.Contains(out.String(), "UTC") {
+		t.Fatalf("%d of 24 steps printed %q (the session's time zone):\n%s", n, want, out.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,16 @@ func sessionActor(units []sessionUnit) func(ctx context.Context, connString stri
 		}
 		// Every block is exactly one simple Query: one release unit.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		// pgx adds the caller's PGTZ (as "timezone") and PGAPPNAME to the
+		// start-up parameters; two spellings of one setting would go out in
+		// map order and either could win. The spec's settings win, always.
+		for k := range cfg.RuntimeParams {
+			for name := range testerSettings {
+				if strings.EqualFold(k, name) {
+					delete(cfg.RuntimeParams, k)
+				}
+			}
+		}
 		for k, v := range testerSettings {
 			cfg.RuntimeParams[k] = v
 		}

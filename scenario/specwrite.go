@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/termtext"
 )
 
 // SpecFromArtifact writes a recorded order as a PostgreSQL isolation-tester
@@ -54,6 +55,11 @@ func SpecFromArtifact(a *artifact.Artifact, setup string) (spec string, notes []
 			if u.Pair {
 				notes = append(notes, fmt.Sprintf("%s was released in a pair, executing at the same time as another command; the tester runs one step at a time", name))
 			}
+			if safe := termtext.Lines(strings.ReplaceAll(sql, "\r\n", "\n")); safe != strings.ReplaceAll(sql, "\r\n", "\n") {
+				// The spec is read on a terminal too: the artifact is untrusted.
+				notes = append(notes, fmt.Sprintf("%s holds control characters or invalid UTF-8, written as '?'; take its SQL from the artifact", name))
+				sql = safe
+			}
 			if strings.Contains(sql, "}") {
 				notes = append(notes, fmt.Sprintf("%s contains '}', which ends a step block in a spec file; rewrite it", name))
 			}
@@ -62,9 +68,9 @@ func SpecFromArtifact(a *artifact.Artifact, setup string) (spec string, notes []
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# The order Interleave recorded for scenario %q (%s, outcome %s):\n", a.Scenario.Name, a.Mode, a.Outcome.Kind)
+	fmt.Fprintf(&b, "# The order Interleave recorded for scenario %q (%s, outcome %s):\n", a.Scenario.Name, termtext.Line(a.Mode), a.Outcome.Kind)
 	if msg := strings.TrimSpace(a.Outcome.Message); msg != "" {
-		fmt.Fprintf(&b, "# %s\n", strings.ReplaceAll(msg, "\n", "\n# "))
+		fmt.Fprintf(&b, "# %s\n", strings.ReplaceAll(termtext.Lines(msg), "\n", "\n# "))
 	}
 	b.WriteString("# One session per actor connection, one step per command as released.\n\n")
 	if strings.TrimSpace(setup) == "" {

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/pginterleave/interleave/report"
 )
 
@@ -119,14 +119,7 @@ func oneLine(s string) string {
 // escapeControls replaces control characters (escape sequences among them)
 // and invalid UTF-8 with '?', so that untrusted text cannot drive the
 // terminal.
-func escapeControls(s string) string {
-	return strings.Map(func(r rune) rune {
-		if (unicode.IsControl(r) && r != '\t') || r == utf8.RuneError {
-			return '?'
-		}
-		return r
-	}, s)
-}
+func escapeControls(s string) string { return termtext.Line(s) }
 
 func shorten(s string, n int) string {
 	if len(s) <= n {

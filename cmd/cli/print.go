@@ -55,8 +55,20 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 	if r.Artifact != nil && r.Outcome.Failed() {
 		printOrder(w, r.Artifact, r.Saved)
 	}
+	printCut(w, r.Artifact)
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
+	}
+}
+
+// printCut says what the artifact does not keep in full, to stay within the
+// documented limits.
+func printCut(w io.Writer, a *artifact.Artifact) {
+	if a == nil {
+		return
+	}
+	for _, c := range a.Cut {
+		fmt.Fprintf(w, "Not kept in full (limits: docs/reliability.md): %s.\n", oneLine(c))
 	}
 }
 
@@ -109,6 +121,7 @@ func PrintReplay(w io.Writer, r *engine.ReplayResult) {
 	if r.Message != "" {
 		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
 	}
+	printCut(w, r.Artifact)
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
 	}
@@ -136,6 +149,7 @@ func PrintMinimize(w io.Writer, r *engine.MinimizeResult) {
 	if r.Artifact != nil && r.Artifact.Outcome.Failed() {
 		printOrder(w, r.Artifact, r.Saved)
 	}
+	printCut(w, r.Artifact)
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
 	}

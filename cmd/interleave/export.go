@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/pginterleave/interleave/export"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -39,12 +40,12 @@ func exportCommand() *cobra.Command {
 					}
 				} else {
 					for _, p := range problems {
-						fmt.Fprintf(w, "- %s: %s\n", p.Path, p.What)
+						fmt.Fprintf(w, "- %s: %s\n", termtext.Line(p.Path), termtext.Line(p.What))
 					}
 					if res.OK {
-						fmt.Fprintf(w, "%s: every file matches %s; the artifact is valid.\n", verify, export.ManifestName)
+						fmt.Fprintf(w, "%s: every file matches %s; the artifact is valid.\n", termtext.Line(verify), export.ManifestName)
 					} else {
-						fmt.Fprintf(w, "%s does not match its manifest (%d problems).\n", verify, len(problems))
+						fmt.Fprintf(w, "%s does not match its manifest (%d problems).\n", termtext.Line(verify), len(problems))
 					}
 				}
 				if !res.OK {

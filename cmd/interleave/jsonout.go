@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pginterleave/interleave/internal/termtext"
 )
 
 // Every command takes --json: its result as one JSON object on stdout, and
@@ -52,6 +54,8 @@ func reportError(err error, args []string, stdout, stderr io.Writer) int {
 	if jsonRequested(args) {
 		_ = writeJSONOut(stdout, ErrorJSON{SchemaVersion: 1, Error: msg, ExitCode: 2})
 	}
-	fmt.Fprintf(stderr, "interleave: %s\n", msg)
+	// Errors quote artifacts, actors' output and the server: never let
+	// them drive the terminal.
+	fmt.Fprintf(stderr, "interleave: %s\n", termtext.Lines(msg))
 	return 2
 }

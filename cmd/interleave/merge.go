@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pginterleave/interleave/cmd/cli"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -31,13 +32,13 @@ func mergeCommand() *cobra.Command {
 				enc.SetIndent("", "  ")
 				enc.Encode(s)
 			} else {
-				fmt.Fprintf(w, "%s: %d shards merged; %d attempted, %d completed; violations: %d; %s.\n", s.Scenario, max(s.Shards, 1)-len(m.Missing), s.Attempted, s.Completed, s.Violations, s.Outcome)
-				fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d; every shard exhausted its part: %v.\n", s.Strategy, s.Pending, s.MaxDepth, s.Exhausted && len(m.Missing) == 0)
+				fmt.Fprintf(w, "%s: %d shards merged; %d attempted, %d completed; violations: %d; %s.\n", termtext.Line(s.Scenario), max(s.Shards, 1)-len(m.Missing), s.Attempted, s.Completed, s.Violations, termtext.Line(s.Outcome))
+				fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d; every shard exhausted its part: %v.\n", termtext.Line(s.Strategy), s.Pending, s.MaxDepth, s.Exhausted && len(m.Missing) == 0)
 				if s.Message != "" {
-					fmt.Fprintln(w, s.Message)
+					fmt.Fprintln(w, termtext.Lines(s.Message))
 				}
 				if s.FirstFailure != nil {
-					fmt.Fprintf(w, "First failure (exploration path %v): %s\n", s.FirstFailure.Path, s.FirstFailure.Artifact)
+					fmt.Fprintf(w, "First failure (exploration path %v): %s\n", s.FirstFailure.Path, termtext.Line(s.FirstFailure.Artifact))
 				}
 			}
 			if out != "" && m.Artifact != "" {
@@ -45,7 +46,7 @@ func mergeCommand() *cobra.Command {
 					return err
 				}
 				if !asJSON {
-					fmt.Fprintf(w, "Saved %s\n", out)
+					fmt.Fprintf(w, "Saved %s\n", termtext.Line(out))
 				}
 			}
 			if s.ExitCode != 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/cmd/cli"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/pginterleave/interleave/scenario"
 	"github.com/pginterleave/interleave/supervise"
 	"github.com/spf13/cobra"
@@ -183,7 +184,7 @@ func runChild(bin string, args []string, dir string, extraEnv []string) int {
 		}
 		return ee.ExitCode()
 	}
-	fmt.Fprintf(os.Stderr, "interleave: %s: %v\n", strings.Join(args, " "), err)
+	fmt.Fprintf(os.Stderr, "interleave: %s: %s\n", strings.Join(args, " "), termtext.Line(err.Error()))
 	return 2
 }
 
@@ -216,7 +217,7 @@ func runScenarioFile(name, path string, args []string) int {
 	}
 	loaded, err := load(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+		fmt.Fprintf(os.Stderr, "interleave: %s\n", termtext.Lines(err.Error()))
 		return interleave.ExitError
 	}
 	defer loaded.Close()
@@ -245,12 +246,12 @@ func runSpecFile(path string, args []string) int {
 		return reportError(errors.New("an isolation-tester spec prints the tester's output format (what --expected compares), not JSON: drop --json, or run a YAML or Go scenario for a JSON summary"), args, os.Stdout, os.Stderr)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "interleave: unexpected argument %q after %s\n", fs.Arg(0), path)
+		fmt.Fprintf(os.Stderr, "interleave: unexpected argument %q after %s\n", fs.Arg(0), termtext.Line(path))
 		return interleave.ExitError
 	}
 	spec, err := scenario.LoadSpec(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+		fmt.Fprintf(os.Stderr, "interleave: %s\n", termtext.Lines(err.Error()))
 		return interleave.ExitError
 	}
 	spec.Expected = expected
@@ -272,7 +273,7 @@ func runSpecFile(path string, args []string) int {
 		return 128 + int(n)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+		fmt.Fprintf(os.Stderr, "interleave: %s\n", termtext.Lines(err.Error()))
 	}
 	return code
 }

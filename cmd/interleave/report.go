@@ -28,6 +28,10 @@ it is validated first and shown only as text.`,
 			if out == "" {
 				return fmt.Errorf("report: --out FILE is required")
 			}
+			// Refuse before any work what could not be written at the end.
+			if err := artifact.CheckWritable(out, force); err != nil {
+				return err
+			}
 			a, err := artifact.Read(args[0])
 			if err != nil {
 				return err

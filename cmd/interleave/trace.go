@@ -10,6 +10,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/capture/pcapng"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
 )
@@ -42,10 +43,10 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
   interleave trace failure.json --spec --spec-setup setup.sql > failure.spec`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if pcapOut != "" && !force {
+			if pcapOut != "" {
 				// Refuse before any work; WriteFileAtomic checks again.
-				if _, err := os.Lstat(pcapOut); err == nil {
-					return fmt.Errorf("%s: %w; pass --force to overwrite it", pcapOut, artifact.ErrExists)
+				if err := artifact.CheckWritable(pcapOut, force); err != nil {
+					return err
 				}
 			}
 			if capture.IsProxyFile(args[0]) {
@@ -78,7 +79,7 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 					return err
 				}
 			} else {
-				fmt.Fprintf(w, "%s: scenario %s, %s (%s); times in µs since the attempt started\n\n", args[0], a.Scenario.Name, a.Mode, a.Outcome.Kind)
+				fmt.Fprintf(w, "%s: scenario %s, %s (%s); times in µs since the attempt started\n\n", termtext.Line(args[0]), termtext.Line(a.Scenario.Name), termtext.Line(a.Mode), a.Outcome.Kind)
 				if err := tr.WriteText(w); err != nil {
 					return err
 				}
@@ -118,7 +119,7 @@ func writeSpec(cmd *cobra.Command, a *artifact.Artifact, setupFile string) error
 	spec, notes := scenario.SpecFromArtifact(a, setup)
 	fmt.Fprint(cmd.OutOrStdout(), spec)
 	for _, n := range notes {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", termtext.Line(n))
 	}
 	return nil
 }
@@ -132,10 +133,7 @@ func artifactCapture(path string, a *artifact.Artifact) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%s %w", path, errNoCapture)
 	}
-	if c.Encoding != "zstd+base64" {
-		return nil, fmt.Errorf("%s: the capture's encoding is %q; this Interleave reads zstd+base64", path, c.Encoding)
-	}
-	raw, err := capture.Decompress(c.Data, c.SHA256, c.Size)
+	raw, err := c.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -45,7 +45,7 @@ func sentBy(t *testing.T, a *artifact.Artifact, actor int) []byte {
 	if a.Capture == nil {
 		t.Fatal("the failing attempt has no capture")
 	}
-	raw, err := capture.Decompress(a.Capture.Data, a.Capture.SHA256, a.Capture.Size)
+	raw, err := a.Capture.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}
