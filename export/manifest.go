@@ -140,13 +140,26 @@ func checkRunnable(bundle string, rec *artifact.Artifact) []Problem {
 		}
 	}
 	need("replay", executable)
-	need("bin/scenario", executable)
-	need("src/go.mod", file)
-	need("src/vendor/modules.txt", file)
 	script, err := os.ReadFile(filepath.Join(bundle, "replay"))
 	if err != nil {
 		return problems
 	}
+	if m := scenarioFileLine.FindSubmatch(script); m != nil {
+		// A scenario file's bundle: the interleave binary and the file.
+		need("bin/interleave", executable)
+		f := path.Clean(string(m[1]))
+		if f == ".." || strings.HasPrefix(f, "../") || path.IsAbs(f) {
+			return append(problems, Problem{"replay", fmt.Sprintf("names the scenario file %q outside src/", f)})
+		}
+		need(path.Join("src", f), file)
+		if rec != nil && rec.Scenario.Program != "" && path.Base(f) != path.Base(rec.Scenario.Program) {
+			problems = append(problems, Problem{"replay", fmt.Sprintf("runs src/%s, but the artifact was recorded from %s", f, rec.Scenario.Program)})
+		}
+		return problems
+	}
+	need("bin/scenario", executable)
+	need("src/go.mod", file)
+	need("src/vendor/modules.txt", file)
 	m := programDirLine.FindSubmatch(script)
 	if m == nil {
 		return append(problems, Problem{"replay", "does not name the scenario program's directory (INTERLEAVE_PROGRAM_DIR)"})
@@ -161,6 +174,10 @@ func checkRunnable(bundle string, rec *artifact.Artifact) []Problem {
 	}
 	return problems
 }
+
+// scenarioFileLine is the line of a scenario file's replay script that
+// names the file.
+var scenarioFileLine = regexp.MustCompile(`(?m)^export INTERLEAVE_SCENARIO_FILE="\$here/src/([^"\n]*)"$`)
 
 // programDirLine is the line of the replay script that names the program.
 var programDirLine = regexp.MustCompile(`(?m)^export INTERLEAVE_PROGRAM_DIR="\$here/src/([^"\n]*)"$`)

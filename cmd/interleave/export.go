@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/pginterleave/interleave/export"
 	"github.com/pginterleave/interleave/internal/termtext"
+	"github.com/pginterleave/interleave/scenario"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +18,7 @@ func exportCommand() *cobra.Command {
 	var out, verify string
 	var force, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "export DIR ARTIFACT --out BUNDLE | export --verify BUNDLE",
+		Use:   "export DIR|FILE ARTIFACT --out BUNDLE | export --verify BUNDLE",
 		Short: "Package a failure as an offline regression bundle (sources vendored, binary, replay script, manifest)",
 		Example: `  interleave export ./examples/counter failure.json --out bundle/
   cd bundle && ./replay
@@ -56,7 +59,12 @@ func exportCommand() *cobra.Command {
 			if len(args) != 2 || out == "" {
 				return fmt.Errorf("usage: interleave export DIR ARTIFACT --out BUNDLE (or --verify BUNDLE)")
 			}
-			err := export.Bundle(context.Background(), export.Options{ProgramDir: args[0], Artifact: args[1], Out: out, Force: force, Log: os.Stderr})
+			var err error
+			if isScenarioFile(args[0]) {
+				err = exportScenarioFile(args[0], args[1], out, force)
+			} else {
+				err = export.Bundle(context.Background(), export.Options{ProgramDir: args[0], Artifact: args[1], Out: out, Force: force, Log: os.Stderr})
+			}
 			if err != nil {
 				return err
 			}
@@ -91,4 +99,31 @@ type ExportJSON struct {
 type ExportProblem struct {
 	Path string `json:"path"`
 	What string `json:"what"`
+}
+
+// exportScenarioFile bundles a scenario file (YAML or JavaScript) with this
+// interleave binary: loading it names the files its fingerprint covers.
+func exportScenarioFile(file, art, out string, force bool) error {
+	if strings.EqualFold(filepath.Ext(file), ".spec") {
+		return fmt.Errorf("%s is an isolation-tester spec: it has no recorded order to replay; keep the spec and its expected output instead", file)
+	}
+	load := scenario.LoadFile
+	if scenario.IsJSFile(file) {
+		load = scenario.LoadJS
+	}
+	loaded, err := load(file)
+	if err != nil {
+		return err
+	}
+	defer loaded.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the interleave binary to bundle: %w", err)
+	}
+	src := loaded.Options.Source
+	return export.BundleFile(context.Background(), export.FileOptions{
+		Scenario: file, Files: src.Files, Root: src.Root, Interleave: self,
+		Artifact: art, Out: out, Force: force,
+		Log: func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) },
+	})
 }
