@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"os"
 	"context"
+	"os"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
