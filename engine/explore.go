@@ -23,6 +23,8 @@ type Result struct {
 	Artifact *artifact.Artifact
 	// Saved is the path the artifact was written to, if any.
 	Saved string
+	// Planned: a single attempt followed an explicit order (Search.Order).
+	Planned bool
 	// Seed is the seed of a random or pct search (0 otherwise); Shard and
 	// Shards say which part of the space a sharded search explored.
 	Seed          int64
@@ -207,7 +209,7 @@ func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		}
 		r := w.run(ctx, &sc, policy, nil)
 		w.close(context.Background())
-		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r)}
+		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r), Planned: len(o.Search.Order) > 0}
 	}
 	cleanup := e.closeRecorded()
 	if err != nil {

@@ -105,7 +105,7 @@ var searchFlags = []flagDef{
 	{"shard", "explore part K of N of the search (K/N, 1 <= K <= N); combine with interleave merge", strFlag(func(s *settings) *string { return &s.shard }), "Search.Shard"},
 	{"summary", "also write the machine-readable summary to this file (for interleave merge)", strFlag(func(s *settings) *string { return &s.summary }), ""},
 	{"progress", "show a live status line when stderr is a terminal", boolFlag(func(s *settings) *bool { return &s.progress }), ""},
-	{"plan", "run one attempt in the order this file names, one 'ACTOR N' per line (N counts the actor's executing commands from 1)", strFlag(func(s *settings) *string { return &s.plan }), "Search.Order"},
+	{"plan", "run one attempt in this order: alice,bob,alice,bob (each name its actor's next command), or a file with one 'ACTOR N' a line", strFlag(func(s *settings) *string { return &s.plan }), "Search.Order"},
 }
 
 var replayFlags = []flagDef{

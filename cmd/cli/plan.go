@@ -14,13 +14,18 @@ import (
 // maxPlanBytes bounds a --plan file.
 const maxPlanBytes = 1 << 20
 
-// readPlan reads a hand-written order: one step a line, "ACTOR N" where N
-// counts that actor's executing commands from 1; blank lines and lines
-// starting with # are skipped. The isolation tester's permutation is the
-// same idea with step names.
+// readPlan reads a hand-written order, either inline as the original
+// tool takes it (actor names separated by commas, each its actor's next
+// executing command: "alice,bob,alice,bob") or from a file: one step a
+// line, "ACTOR N" where N counts that actor's executing commands from 1;
+// blank lines and lines starting with # are skipped. The isolation
+// tester's permutation is the same idea with step names.
 func readPlan(path string, sc engine.Scenario) ([]search.OrderStep, error) {
 	st, err := os.Stat(path)
 	if err != nil {
+		if os.IsNotExist(err) && !strings.ContainsAny(path, `/\`) {
+			return inlinePlan(path, sc)
+		}
 		return nil, err
 	}
 	if st.Size() > maxPlanBytes {
@@ -60,6 +65,25 @@ func readPlan(path string, sc engine.Scenario) ([]search.OrderStep, error) {
 	}
 	if len(order) == 0 {
 		return nil, fmt.Errorf("%s names no steps", path)
+	}
+	return order, nil
+}
+
+// inlinePlan reads "alice,bob,alice,bob".
+func inlinePlan(list string, sc engine.Scenario) ([]search.OrderStep, error) {
+	next := map[string]int{}
+	for _, n := range sc.ActorNames() {
+		next[n] = 0
+	}
+	var order []search.OrderStep
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		n, ok := next[name]
+		if !ok {
+			return nil, fmt.Errorf("%q is neither a file nor a list of the scenario's actors (%s), like alice,bob,alice,bob", oneLine(list), strings.Join(sc.ActorNames(), ", "))
+		}
+		order = append(order, search.OrderStep{Actor: name, Unit: n})
+		next[name] = n + 1
 	}
 	return order, nil
 }

@@ -43,6 +43,8 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		if (s.Inconclusive > 0 || s.Diverged > 0) && r.Outcome != engine.OutcomeInconclusive {
 			fmt.Fprintf(w, "Not judged: %d attempts inconclusive; %d plans could not be followed.\n", s.Inconclusive, s.Diverged)
 		}
+	} else if r.Planned {
+		fmt.Fprintf(w, "%s: one attempt in the order --plan names; %s.\n", oneLine(r.Scenario), verdict)
 	} else {
 		fmt.Fprintf(w, "%s: one attempt in the default order; %s.\n", oneLine(r.Scenario), verdict)
 	}

@@ -98,9 +98,10 @@ conditional UPDATE; every order is explored and the demo exits 0.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave demo [--safe] [run flags]\n\n%s\n\nExamples:\n%s\n\nFlags:\n  --safe                     search the repaired buyers instead (every order explored, exit 0)\n%s", cmd.Long, cmd.Example, cli.Usage("run", interleave.Options{}))
 				return nil
 			}
-			defer printTermsPointer(os.Stdout, rest)
 			p := cli.Program{Scenarios: []interleave.Scenario{oversellScenario(safe)}, Docker: dockerProvider}
-			return exitCode(cli.Run(append([]string{"run"}, rest...), os.Stdout, os.Stderr, p))
+			code := cli.Run(append([]string{"run"}, rest...), os.Stdout, os.Stderr, p)
+			printTermsPointer(os.Stdout, rest, code)
+			return exitCode(code)
 		},
 	}
 }

@@ -47,7 +47,7 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			}
 			if isScenarioFile(args[0]) {
 				code := runScenarioFile(name, args[0], args[1:])
-				printTermsPointer(os.Stdout, args)
+				printTermsPointer(os.Stdout, args, code)
 				return exitCode(code)
 			}
 			bin, cleanup, err := buildProgram(args[0])
@@ -67,7 +67,7 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			}
 			defer stop()
 			code := runChild(bin, childArgs, args[0], env)
-			printTermsPointer(os.Stdout, args)
+			printTermsPointer(os.Stdout, args, code)
 			return exitCode(code)
 		},
 	}

@@ -13,11 +13,11 @@ import (
 // summary above it uses these words.
 const termsPointer = "Terms (release unit, statement preparation, choice, pending prefix, depth, exhausted): interleave help terms"
 
-// printTermsPointer writes termsPointer unless the output is JSON, help,
-// or an isolation-tester spec's output (compared byte for byte with the
-// tester's).
-func printTermsPointer(w io.Writer, args []string) {
-	if jsonRequested(args) || wantsHelp(args) || len(args) > 0 && strings.EqualFold(filepath.Ext(args[0]), ".spec") {
+// printTermsPointer writes termsPointer after a verdict (exit 0, 1, 3 or
+// 4), unless the output is JSON, help, or an isolation-tester spec's output
+// (compared byte for byte with the tester's).
+func printTermsPointer(w io.Writer, args []string, code int) {
+	if code == 2 || code > 4 || jsonRequested(args) || wantsHelp(args) || len(args) > 0 && strings.EqualFold(filepath.Ext(args[0]), ".spec") {
 		return
 	}
 	fmt.Fprintln(w, termsPointer)
