@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,7 +125,7 @@ func describeError(err error) string {
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Program, jsonOut *bool) (int, error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, programHelp)
+		fmt.Fprintf(stdout, programHelp, filepath.Base(os.Args[0]))
 		if len(args) == 0 {
 			return engine.ExitError, nil
 		}
@@ -154,7 +155,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 	args, err := parseInterspersed(fs, rest)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: %s %s\n\nFlags:\n%s", command, positional[command], Usage(command, p.Defaults))
+			fmt.Fprintf(stdout, "Usage: %s %s %s\n\nFlags:\n%s", filepath.Base(os.Args[0]), command, positional[command], Usage(command, p.Defaults))
 			return engine.ExitPass, nil
 		}
 		return 0, usageError("%v (see %s --help)", err, command)
@@ -183,7 +184,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 
 var positional = map[string]string{"run": "[flags]", "replay": "ARTIFACT [flags]", "minimize": "ARTIFACT [flags]"}
 
-const programHelp = `Usage: PROGRAM COMMAND [flags]
+const programHelp = `Usage: %s COMMAND [flags]
 
 Commands:
   run                 search the orders of the scenario's commands for one that breaks its invariant
