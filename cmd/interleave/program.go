@@ -110,6 +110,12 @@ func buildProgram(dir string) (string, func(), error) {
 	abs, _ := filepath.Abs(dir)
 	cmd := exec.Command("go", "build", "-C", abs, "-o", bin, ".")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	removeWork, err := supervise.GoWork(cmd) // a killed build leaves no go-build* behind
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	defer removeWork()
 	supervise.Prepare(cmd) // never outlives us
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
