@@ -298,18 +298,20 @@ func (l *lane) Await(ctx context.Context, u *netproxy.Unit) error {
 }
 
 // closingGrace is how long a connection's first command waits for another
-// connection of the same actor, idle after its last command, to be
+// connection of the same actor, with no command waiting at the gate, to be
 // reported closed. A client that ends a connection and opens the next one
 // (psql after psql in a shell script; psql's \connect, which opens the new
 // connection before it closes the old) is one producer at a time, but the
-// proxy reports a close only once the server's side has ended too, and a
-// busy machine can delay that past the next connection's first command.
+// proxy reports a completion just after the client has its answer, and a
+// close only once the server's side has ended too: a busy machine can
+// delay either past the next connection's first command.
 const closingGrace = 2 * time.Second
 
 // awaitProducer enforces one producing connection per actor unless the
 // multi-producer profile is on: another connection of the actor that
-// has sent commands must be closed, or be closed within closingGrace while
-// it stays idle. a.mu held; released while waiting.
+// has sent commands must be closed, or be closed within closingGrace
+// without sending another command (one waiting at the gate is a second
+// producer at once). a.mu held; released while waiting.
 func (a *Attempt) awaitProducer(ctx context.Context, l *lane) error {
 	if a.cfg.MultiProducer {
 		return nil
@@ -324,9 +326,10 @@ func (a *Attempt) awaitProducer(ctx context.Context, l *lane) error {
 			return a.abortErr
 		}
 		left := time.Until(deadline)
-		if o.state != laneIdle || left <= 0 {
-			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open; the default profile allows one connection at a time per actor, run with --connections multi-producer for connection pools",
-				ErrSecondProducer, a.actors[l.info.Actor].name, l.info.Ordinal, o.info.Ordinal)
+		if o.state == lanePending || left <= 0 {
+			how := map[laneState]string{lanePending: "with a command waiting to be sent", laneExecuting: fmt.Sprintf("its command still running %v later", closingGrace), laneIdle: fmt.Sprintf("idle, and not closed %v later", closingGrace)}[o.state]
+			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open (%s); the default profile allows one connection at a time per actor, run with --connections multi-producer for connection pools",
+				ErrSecondProducer, a.actors[l.info.Actor].name, l.info.Ordinal, o.info.Ordinal, how)
 		}
 		if a.changed == nil {
 			a.changed = make(chan struct{})
