@@ -5,6 +5,7 @@ package interleave_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -44,6 +45,41 @@ func TestKilledServerIsNamedAsSuch(t *testing.T) {
 	}
 	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "PostgreSQL terminated") || strings.Contains(res.Message, "actor alice failed") {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	if res.ExitCode() != interleave.ExitError {
+		t.Fatalf("exit %d, want 2", res.ExitCode())
+	}
+}
+
+// With --keep-going, a server that dies after violations were found still
+// ends the search as a harness error: exit 2, the server named, the first
+// violation kept and reported beside it.
+func TestKilledServerAfterViolationsExits2(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sc := counter(false)
+	inc := sc.Actors[0].Run
+	var runs atomic.Int32
+	sc.Actors[0].Run = func(ctx context.Context, cs string) (any, error) {
+		if runs.Add(1) == 3 {
+			_ = syscall.Kill(srv.Pid(), syscall.SIGKILL)
+		}
+		return inc(ctx, cs)
+	}
+	res, err := interleave.Explore(ctx, sc, interleave.Options{Server: interleave.ServerOptions{Use: srv}, Search: interleave.SearchOptions{Workers: 1, KeepGoing: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || res.Summary.Failures == 0 {
+		t.Fatalf("outcome %s (%d violations): %s", res.Outcome, res.Summary.Failures, res.Message)
+	}
+	if res.Summary.StopErr == nil || !strings.Contains(res.Summary.StopErr.Error(), "PostgreSQL terminated") {
+		t.Fatalf("the search's stop: %s: %v", res.Summary.StopReason, res.Summary.StopErr)
 	}
 	if res.ExitCode() != interleave.ExitError {
 		t.Fatalf("exit %d, want 2", res.ExitCode())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -135,6 +136,49 @@ func TestSecondConnectionNamesTheProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "--connections multi-producer") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+}
+
+// An actor that opens its next connection before its previous one is
+// closed (psql's \connect does; so does a script whose psql exits while
+// the proxy is still seeing its server connection end) drives one
+// connection at a time: the next connection's first command waits for the
+// idle one to close instead of failing the attempt.
+func TestNextConnectionWhileTheLastOneCloses(t *testing.T) {
+	sc := counter(false)
+	sc.Actors[0].Run = func(ctx context.Context, cs string) (any, error) {
+		first, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := first.Exec(ctx, "SELECT 1"); err != nil {
+			return nil, err
+		}
+		closed := make(chan error, 1)
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			closed <- first.Close(context.Background())
+		}()
+		next, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer next.Close(ctx)
+		var n int
+		if err := next.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
+			return nil, err
+		}
+		if _, err := next.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", n+1); err != nil {
+			return nil, err
+		}
+		return nil, <-closed
+	}
+	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome == interleave.OutcomeHarnessError {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 	}
 }

@@ -32,7 +32,15 @@ type Result struct {
 }
 
 // ExitCode is the process exit code for the result.
-func (r *Result) ExitCode() int { return r.Outcome.ExitCode() }
+// A search stopped by a harness error (the server died, a reset failed)
+// exits 2 even when it found failures before (--keep-going): it did not
+// run its budget, and a script must not take it for a finished search.
+func (r *Result) ExitCode() int {
+	if r.Summary != nil && r.Summary.StopReason == search.StopHarness {
+		return ExitError
+	}
+	return r.Outcome.ExitCode()
+}
 
 // Explore searches the orders of sc's units for one that breaks the
 // invariant, within opts' budgets.

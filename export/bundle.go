@@ -184,6 +184,11 @@ func goCmd(ctx context.Context, dir string, env []string, args ...string) error 
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	removeWork, err := supervise.GoWork(cmd) // a killed build leaves no go-build* behind
+	if err != nil {
+		return err
+	}
+	defer removeWork()
 	supervise.Prepare(cmd) // never outlives us; cancellation kills its tree
 	if err := supervise.Run(cmd); err != nil {
 		return fmt.Errorf("%v: %s", err, strings.TrimSpace(out.String()))

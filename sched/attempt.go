@@ -68,6 +68,10 @@ type Attempt struct {
 	aborted   bool
 	abortErr  error
 	laneErr   error // first connection failure the proxy reported
+	// changed, when not nil, is closed by the next poke: a connection
+	// waiting for another to close (awaitProducer) sleeps on it. Made
+	// only when someone waits.
+	changed chan struct{}
 }
 
 type actorState struct {
@@ -130,6 +134,10 @@ func (a *Attempt) since() time.Duration { return time.Since(a.start) }
 // poke wakes the decider; callers hold mu.
 func (a *Attempt) poke() {
 	a.epoch++
+	if a.changed != nil {
+		close(a.changed)
+		a.changed = nil
+	}
 	select {
 	case a.wake <- struct{}{}:
 	default:
@@ -248,7 +256,7 @@ func (l *lane) Await(ctx context.Context, u *netproxy.Unit) error {
 		a.mu.Unlock()
 		return err
 	}
-	if err := a.checkProducer(l); err != nil {
+	if err := a.awaitProducer(ctx, l); err != nil {
 		if a.laneErr == nil {
 			a.laneErr = err
 		}
@@ -289,16 +297,65 @@ func (l *lane) Await(ctx context.Context, u *netproxy.Unit) error {
 	}
 }
 
-// checkProducer enforces one producing connection per actor unless the
-// multi-producer profile is on.
-func (a *Attempt) checkProducer(l *lane) error {
+// closingGrace is how long a connection's first command waits for another
+// connection of the same actor, with no command waiting at the gate, to be
+// reported closed. A client that ends a connection and opens the next one
+// (psql after psql in a shell script; psql's \connect, which opens the new
+// connection before it closes the old) is one producer at a time, but the
+// proxy reports a completion just after the client has its answer, and a
+// close only once the server's side has ended too: a busy machine can
+// delay either past the next connection's first command.
+const closingGrace = 2 * time.Second
+
+// awaitProducer enforces one producing connection per actor unless the
+// multi-producer profile is on: another connection of the actor that
+// has sent commands must be closed, or be closed within closingGrace
+// without sending another command (one waiting at the gate is a second
+// producer at once). a.mu held; released while waiting.
+func (a *Attempt) awaitProducer(ctx context.Context, l *lane) error {
 	if a.cfg.MultiProducer {
 		return nil
 	}
+	deadline := time.Now().Add(closingGrace)
+	for {
+		o := a.otherProducer(l)
+		if o == nil {
+			return nil
+		}
+		if a.aborted {
+			return a.abortErr
+		}
+		left := time.Until(deadline)
+		if o.state == lanePending || left <= 0 {
+			how := map[laneState]string{lanePending: "with a command waiting to be sent", laneExecuting: fmt.Sprintf("its command still running %v later", closingGrace), laneIdle: fmt.Sprintf("idle, and not closed %v later", closingGrace)}[o.state]
+			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open (%s); the default profile allows one connection at a time per actor, run with --connections multi-producer for connection pools",
+				ErrSecondProducer, a.actors[l.info.Actor].name, l.info.Ordinal, o.info.Ordinal, how)
+		}
+		if a.changed == nil {
+			a.changed = make(chan struct{})
+		}
+		changed := a.changed
+		a.mu.Unlock()
+		timer := time.NewTimer(left)
+		select {
+		case <-changed:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+		a.mu.Lock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// otherProducer is another open connection of l's actor that has sent
+// commands, or nil; a.mu held.
+func (a *Attempt) otherProducer(l *lane) *lane {
 	for _, o := range a.lanes {
 		if o != l && o.info.Actor == l.info.Actor && !o.closed && o.produced {
-			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open; the default profile allows one connection at a time per actor, run with --connections multi-producer for connection pools",
-				ErrSecondProducer, a.actors[l.info.Actor].name, l.info.Ordinal, o.info.Ordinal)
+			return o
 		}
 	}
 	return nil

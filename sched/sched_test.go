@@ -221,3 +221,84 @@ func TestSecondProducerIsRefusedWithHint(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A connection whose client has moved on to its next connection is one
+// producer, not two, even when its close is reported after the next
+// connection's first command (the proxy reports it once the server's side
+// has ended too): the fault soak's psql actors hit this on a busy machine,
+// and the search stopped with a harness error.
+func TestNextConnectionWaitsForTheIdleOneToClose(t *testing.T) {
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
+	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
+	a.ActorDone(1)
+	go a.Run(context.Background())
+	defer a.Abort(errors.New("test over"))
+	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+		t.Fatal(err)
+	}
+	g1.Complete(&netproxy.Result{TxStatus: 'I'})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		g1.Closed(nil)
+	}()
+	start := time.Now()
+	if err := g2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+		t.Fatalf("the next connection's command was refused: %v", err)
+	}
+	if waited := time.Since(start); waited < 100*time.Millisecond || waited > 2*time.Second {
+		t.Fatalf("released after %v; want once the first connection closed", waited)
+	}
+}
+
+// The same when the previous connection's last command is not yet reported
+// complete: the proxy reports a completion after the client has the
+// answer, so the client can be on its next connection first. A command
+// waiting at the gate on the other connection is a second producer at
+// once.
+func TestNextConnectionWaitsForTheLastCompletion(t *testing.T) {
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
+	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
+	a.ActorDone(1)
+	go a.Run(context.Background())
+	defer a.Abort(errors.New("test over"))
+	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		g1.Complete(&netproxy.Result{TxStatus: 'I'})
+		time.Sleep(50 * time.Millisecond)
+		g1.Closed(nil)
+	}()
+	if err := g2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+		t.Fatalf("the next connection's command was refused: %v", err)
+	}
+
+	// Actor b never finishes its own code: nothing is released.
+	b := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+	h1, _ := b.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
+	h2, _ := b.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
+	go b.Run(context.Background())
+	defer b.Abort(errors.New("test over"))
+	go func() {
+		_ = h1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		b.mu.Lock()
+		pending := len(b.units) > 0
+		b.mu.Unlock()
+		if pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first connection's command never reached the gate")
+		}
+	}
+	start := time.Now()
+	err := h2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	if !errors.Is(err, ErrSecondProducer) || time.Since(start) > time.Second {
+		t.Fatalf("a second connection beside one with a command at the gate: %v after %v", err, time.Since(start))
+	}
+}

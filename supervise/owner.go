@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 )
 
@@ -50,21 +52,36 @@ var recordMu sync.Mutex
 // owner record naming this process, and it is removed by the watchdog if
 // this process dies, or by a later Sweep if the watchdog died too. Remove it
 // with RemoveAll.
+//
+// The watchdog learns of the directory before it exists: a kill -9 in the
+// moment after its creation (or during the watchdog's own start, which
+// takes a while on a busy machine) cannot leave it behind. The watchdog
+// removes only a directory whose record names this process, or an empty
+// one (created, the record not yet written).
 func MkdirTemp(dir, pattern string) (string, error) {
-	path, err := os.MkdirTemp(dir, pattern)
-	if err != nil {
-		return "", err
+	if dir == "" {
+		dir = os.TempDir()
 	}
-	rec := Record{Version: 1, Host: hostname(), Namespace: namespaceID(), UID: os.Geteuid(), Owner: self()}
-	if err := writeRecord(path, rec); err != nil {
-		_ = os.RemoveAll(path)
-		return "", fmt.Errorf("write the owner record of %s: %w", path, err)
+	for try := 0; ; try++ {
+		path := filepath.Join(dir, pattern+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		if err := theWatchdog.addDir(path); err != nil {
+			return "", err
+		}
+		err := os.Mkdir(path, 0o700)
+		if err != nil {
+			theWatchdog.forgetDir(path)
+			if os.IsExist(err) && try < 10000 {
+				continue
+			}
+			return "", err
+		}
+		rec := Record{Version: 1, Host: hostname(), Namespace: namespaceID(), UID: os.Geteuid(), Owner: self()}
+		if err := writeRecord(path, rec); err != nil {
+			_ = RemoveAll(path)
+			return "", fmt.Errorf("write the owner record of %s: %w", path, err)
+		}
+		return path, nil
 	}
-	if err := theWatchdog.addDir(path); err != nil {
-		_ = os.RemoveAll(path)
-		return "", err
-	}
-	return path, nil
 }
 
 // RemoveAll removes a directory made by MkdirTemp and takes it off the

@@ -58,6 +58,13 @@ func helperParent() {
 		fail(err)
 	}
 	r.Dir = dir
+	// A path registered and then found to be another's (MkdirTemp registers
+	// before it creates, and a name can collide): the watchdog must leave it.
+	if foreign := os.Getenv("SUPERVISE_TEST_FOREIGN"); foreign != "" {
+		if err := theWatchdog.addDir(foreign); err != nil {
+			fail(err)
+		}
+	}
 
 	coop := exec.Command(os.Args[0])
 	coop.Env = append(os.Environ(), helperRoleEnv+"=coop")
@@ -116,7 +123,8 @@ func startParent(t *testing.T, portable bool, base, marker string) (*exec.Cmd, r
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(environWithout("INTERLEAVE_SUPERVISE"), helperRoleEnv+"=parent",
-		"SUPERVISE_TEST_BASE="+base, "SUPERVISE_TEST_MARKER="+marker)
+		"SUPERVISE_TEST_BASE="+base, "SUPERVISE_TEST_MARKER="+marker,
+		"SUPERVISE_TEST_FOREIGN="+filepath.Join(base, "foreign"))
 	if portable {
 		cmd.Env = append(cmd.Env, "INTERLEAVE_SUPERVISE=portable")
 	}
@@ -170,6 +178,13 @@ func TestKill9OfParentLeavesNoChildRunning(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			base := t.TempDir()
 			marker := filepath.Join(base, "cooperative-child-cleaned-up")
+			foreign := filepath.Join(base, "foreign")
+			if err := os.Mkdir(foreign, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeRecord(foreign, Record{Version: 1, Owner: Process{PID: os.Getpid()}}); err != nil {
+				t.Fatal(err)
+			}
 			cmd, r := startParent(t, m.portable, base, marker)
 			for name, pid := range map[string]int{"cooperative child": r.Coop, "shell": r.Shell, "its sleep": r.Grandchild, "recorded sleep": r.Sleep, "watchdog": r.Watchdog} {
 				if pid <= 0 || !Alive(pid) {
@@ -187,6 +202,9 @@ func TestKill9OfParentLeavesNoChildRunning(t *testing.T) {
 				_, err := os.Stat(r.Dir)
 				return os.IsNotExist(err)
 			})
+			if _, err := os.Stat(filepath.Join(foreign, RecordFile)); err != nil {
+				t.Fatalf("the watchdog removed a registered directory whose record names another process: %v", err)
+			}
 			// The cooperative child learnt of the death from its lifeline
 			// and cleaned up by itself (nothing signalled it).
 			b, err := os.ReadFile(marker)

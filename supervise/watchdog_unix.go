@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +19,10 @@ import (
 // roleEnv, set to "watchdog", makes a binary that links this package run as
 // the watchdog (see init) instead of its main.
 const roleEnv = "INTERLEAVE_SUPERVISE_ROLE"
+
+// parentEnv tells the watchdog its parent's pid (asked with getppid, it
+// would be 1 already if the parent died during the helper's start).
+const parentEnv = "INTERLEAVE_SUPERVISE_PARENT"
 
 // message is one registration on the control pipe, one JSON line each (far
 // below PIPE_BUF, so a write is never split by a parent's death).
@@ -96,7 +101,7 @@ func (w *watchdog) start() error {
 	}
 	defer r.Close()
 	cmd := exec.Command(selfExecutable())
-	cmd.Env = append(environWithout(lifelineEnv, roleEnv), roleEnv+"=watchdog")
+	cmd.Env = append(environWithout(lifelineEnv, roleEnv, parentEnv), roleEnv+"=watchdog", parentEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -160,6 +165,10 @@ func init() {
 // control pipe reports EOF (the parent is gone, however it went), then stop
 // every registered group and remove every registered directory.
 func runWatchdog(control *os.File) {
+	parent, err := strconv.Atoi(os.Getenv(parentEnv))
+	if err != nil {
+		parent = os.Getppid()
+	}
 	groups := map[int]message{}
 	dirs := map[string]bool{}
 	dec := json.NewDecoder(control)
@@ -189,8 +198,32 @@ func runWatchdog(control *os.File) {
 	}
 	wg.Wait()
 	for d := range dirs {
-		_ = os.RemoveAll(d)
+		removeIfOurs(d, parent)
 	}
+}
+
+// removeIfOurs removes a registered directory only if it is the parent's:
+// its owner record names the parent, or it has no record and holds nothing
+// but a record being written (MkdirTemp registers a path before it creates
+// it, so a path whose creation failed, or that another process owns, must
+// be left alone).
+func removeIfOurs(dir string, parent int) {
+	if rec, err := readRecord(dir, false); err == nil {
+		if rec.Owner.PID == parent {
+			_ = os.RemoveAll(dir)
+		}
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() != RecordFile+".tmp" {
+			return
+		}
+	}
+	_ = os.RemoveAll(dir)
 }
 
 // stopGroup sends sig (if any) to process group pgid, waits up to grace for

@@ -40,6 +40,11 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			fmt.Fprintf(w, "Reduction: %d of %d alternative orders skipped as equivalent to orders explored (they differ only by swapping independent commands; --reduction none explores them).\n",
 				s.Alternatives-s.Queued, s.Alternatives)
 		}
+		if s.StopReason == search.StopHarness && s.StopErr != nil && r.Outcome != engine.OutcomeHarnessError {
+			// The failure reported was found before: say why the search
+			// did not go on (--keep-going).
+			fmt.Fprintf(w, "The search was stopped by a harness error after %d attempts: %s.\n", s.Attempted, oneLine(strings.TrimSuffix(s.StopErr.Error(), ".")))
+		}
 		if (s.Inconclusive > 0 || s.Diverged > 0) && r.Outcome != engine.OutcomeInconclusive {
 			fmt.Fprintf(w, "Not judged: %d attempts inconclusive; %d plans could not be followed.\n", s.Inconclusive, s.Diverged)
 		}

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/search"
 )
 
 // What an artifact does not keep in full is said in the summary.
@@ -17,5 +19,22 @@ func TestSummarySaysWhatWasCut(t *testing.T) {
 	want := "Not kept in full (limits: docs/reliability.md): the wire capture (300000000 bytes) is over the limit of 256 MiB and was not kept.\n"
 	if strings.Count(b.String(), want) != 2 {
 		t.Fatalf("the summaries do not say what was cut:\n%s", b.String())
+	}
+}
+
+// A search that went on past its failures (--keep-going) and was then
+// stopped by a harness error says so, and why, beside the failure it
+// reports: it did not run its budget.
+func TestSummarySaysAHarnessErrorStoppedTheSearch(t *testing.T) {
+	stop := errors.New("reset the attempt database: connection refused")
+	r := &engine.Result{Scenario: "s", Outcome: engine.OutcomeViolation, Message: "m",
+		Summary: &search.Summary{Attempted: 56, Completed: 55, Failures: 51, StopReason: search.StopHarness, StopErr: stop}}
+	var b strings.Builder
+	PrintExplore(&b, r)
+	if want := "The search was stopped by a harness error after 56 attempts: reset the attempt database: connection refused.\n"; !strings.Contains(b.String(), want) {
+		t.Fatalf("the summary does not say why the search stopped:\n%s", b.String())
+	}
+	if f := Summarize(r); f.StopError != stop.Error() {
+		t.Fatalf("JSON summary: stopError %q", f.StopError)
 	}
 }

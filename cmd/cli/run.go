@@ -16,7 +16,9 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/internal/termtext"
 	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/search"
 	"github.com/pginterleave/interleave/supervise"
 )
 
@@ -281,6 +283,10 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, p Program, s *set
 		}
 		if err != nil {
 			return 0, err
+		}
+		if sum := res.Summary; sum != nil && sum.StopReason == search.StopHarness && sum.StopErr != nil && !s.json {
+			// An error, so on stderr too, where scripts and CI look.
+			fmt.Fprintf(stderr, "interleave: the search was stopped after %d attempts by a harness error: %s\n", sum.Attempted, termtext.Line(sum.StopErr.Error()))
 		}
 		worst = worse(worst, res.ExitCode())
 	}

@@ -36,6 +36,8 @@ type SummaryFile struct {
 	PrunedByBytes int    `json:"prunedByBytes"`
 	MaxDepth      int    `json:"maxDepth"`
 	StopReason    string `json:"stopReason"`
+	// StopError is the harness error that stopped the search, when one did.
+	StopError     string `json:"stopError,omitempty"`
 	Exhausted     bool   `json:"exhausted"`
 	ElapsedMillis int64  `json:"elapsedMillis"`
 	// Reduction is "por" or "none"; under por, Alternatives is how many
@@ -67,6 +69,9 @@ func Summarize(r *engine.Result) *SummaryFile {
 	f.Attempted, f.Completed, f.Violations, f.Inconclusive, f.Diverged = s.Attempted, s.Completed, s.Failures, s.Inconclusive, s.Diverged
 	f.Pending, f.PrunedByDepth, f.PrunedByBytes, f.MaxDepth = s.Pending, s.PrunedByDepth, s.PrunedByBytes, s.MaxDepth
 	f.StopReason, f.Exhausted, f.ElapsedMillis = s.StopReason, s.Exhausted(), s.Elapsed.Milliseconds()
+	if s.StopErr != nil {
+		f.StopError = s.StopErr.Error()
+	}
 	f.Reduction = s.Reduction.String()
 	if s.Reduction == search.POR {
 		f.Alternatives, f.Skipped = s.Alternatives, s.Alternatives-s.Queued

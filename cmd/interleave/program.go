@@ -50,7 +50,14 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				printTermsPointer(os.Stdout, args, code)
 				return exitCode(code)
 			}
-			bin, cleanup, err := buildProgram(args[0])
+			// From here on a SIGINT or SIGTERM is ours to handle, whenever
+			// it comes: Go's default action (exit at once) would leave
+			// the build directory to the next sweep when it comes before
+			// the watchdog knows of it, and say nothing.
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			bin, cleanup, err := buildProgram(args[0], sigs)
 			if err != nil {
 				var em *exitWithMessage
 				if errors.As(err, &em) {
@@ -66,7 +73,7 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				return err
 			}
 			defer stop()
-			code := runChild(bin, childArgs, args[0], env)
+			code := runChild(bin, childArgs, args[0], env, sigs)
 			printTermsPointer(os.Stdout, args, code)
 			return exitCode(code)
 		},
@@ -93,7 +100,8 @@ var programExamples = map[string]string{
 }
 
 // buildProgram compiles the main package in dir into a temporary directory.
-func buildProgram(dir string) (string, func(), error) {
+// A signal on sigs (one that came before, too) stops it.
+func buildProgram(dir string, sigs <-chan os.Signal) (string, func(), error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return "", nil, fmt.Errorf("scenario program %s: %w", dir, err)
@@ -106,14 +114,21 @@ func buildProgram(dir string) (string, func(), error) {
 		return "", nil, err
 	}
 	cleanup := func() { supervise.RemoveAll(tmp) }
+	if s := pendingSignal(sigs); s != nil {
+		cleanup()
+		return "", nil, &exitWithMessage{code: signalExit(s), msg: fmt.Sprintf("%v received before the scenario program was built; its build directory was removed", s)}
+	}
 	bin := filepath.Join(tmp, "scenario")
 	abs, _ := filepath.Abs(dir)
 	cmd := exec.Command("go", "build", "-C", abs, "-o", bin, ".")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	removeWork, err := supervise.GoWork(cmd) // a killed build leaves no go-build* behind
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	defer removeWork()
 	supervise.Prepare(cmd) // never outlives us
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	if err := supervise.Start(cmd); err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("run the go command to build %s: %w; is Go installed and on PATH?", dir, err)
@@ -126,11 +141,7 @@ func buildProgram(dir string) (string, func(), error) {
 		_ = supervise.KillTree(cmd)
 		<-built
 		cleanup()
-		n := 2
-		if sig, ok := s.(syscall.Signal); ok {
-			n = 128 + int(sig)
-		}
-		return "", nil, &exitWithMessage{code: n, msg: fmt.Sprintf("%v received while building the scenario program; the build was stopped and its directory removed", s)}
+		return "", nil, &exitWithMessage{code: signalExit(s), msg: fmt.Sprintf("%v received while building the scenario program; the build was stopped and its directory removed", s)}
 	}
 	if err != nil {
 		cleanup()
@@ -143,17 +154,37 @@ func buildProgram(dir string) (string, func(), error) {
 	return bin, cleanup, nil
 }
 
+// pendingSignal is a signal already received on sigs, or nil.
+func pendingSignal(sigs <-chan os.Signal) os.Signal {
+	select {
+	case s := <-sigs:
+		return s
+	default:
+		return nil
+	}
+}
+
+// signalExit is the exit code after signal s: 128+N.
+func signalExit(s os.Signal) int {
+	if sig, ok := s.(syscall.Signal); ok {
+		return 128 + int(sig)
+	}
+	return 2
+}
+
 // runChild runs the scenario program in its own process group and forwards
-// SIGINT/SIGTERM to it exactly once, so that it cleans up before exiting.
-func runChild(bin string, args []string, dir string, extraEnv []string) int {
+// each SIGINT/SIGTERM received on sigs to it, so that it cleans up before
+// exiting; one received before it starts means it is not started.
+func runChild(bin string, args []string, dir string, extraEnv []string, sigs <-chan os.Signal) int {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	abs, _ := filepath.Abs(dir)
 	cmd.Env = append(append(os.Environ(), "INTERLEAVE_PROGRAM_DIR="+abs), extraEnv...)
+	if s := pendingSignal(sigs); s != nil {
+		fmt.Fprintf(os.Stderr, "interleave: %v received before the scenario program started; its build directory is removed.\n", s)
+		return signalExit(s)
+	}
 	supervise.Prepare(cmd, supervise.Cooperative(30*time.Second)) // it watches its lifeline and cleans up if we die
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	if err := supervise.Start(cmd); err != nil {
 		fmt.Fprintf(os.Stderr, "interleave: start the scenario program: %v\n", err)
 		return 2
