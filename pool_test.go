@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 // poolScenario: alice is a request handler with a pgxpool (MaxConns 4)
@@ -97,7 +98,7 @@ func firstErr(errs []error) error {
 // ten times in a row: every decision must name the same units (connections
 // bound by what they send), with the same outcome.
 func TestPoolIsScheduledAndReplayedTenTimes(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	o := opts()
 	o.Proxy.Connections = "multi-producer"
 	sc := poolScenario()
@@ -130,7 +131,7 @@ func TestPoolIsScheduledAndReplayedTenTimes(t *testing.T) {
 // The default profile names the flag to use when an actor pools.
 func TestSecondConnectionNamesTheProfile(t *testing.T) {
 	sc := poolScenario()
-	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	res, err := interleave.RunOnce(fixture.Context(t), sc, opts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 // Command slow is a scenario program for tests that need a long search: three
-// actors with four units each have 34,650 orders. It never violates.
+// actors with four units each have 34,650 orders. It never violates. When
+// $SLOW_ATTEMPTS names a file, every invariant check appends a line to it,
+// so that a test can wait until the search is well under way.
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
@@ -40,7 +43,24 @@ func main() {
 			if n != 12 {
 				return fmt.Errorf("n = %d, want 12", n)
 			}
-			return nil
+			return countAttempt()
 		},
 	})
+}
+
+// countAttempt appends a line to $SLOW_ATTEMPTS, if set.
+func countAttempt() error {
+	path := os.Getenv("SLOW_ATTEMPTS")
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString("attempt\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
