@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
-// The specs and the tester's expected outputs (PostgreSQL's own test data,
-// read where they are kept; see /work/shared/pg-isolation/README.md).
-const isolationData = "/work/shared/pg-isolation"
+// The specs and the tester's expected outputs: PostgreSQL's own test data,
+// unchanged, with its provenance and licence in the directory's README.md.
+const isolationData = "testdata/pg-isolation"
 
 // oldFormat are the three expected files in the pre-PostgreSQL-14 result
 // layout (note 2 of the README): a current tester prints their result rows
@@ -163,7 +164,7 @@ func TestSpecsMatchTheTestersExpectedOutput(t *testing.T) {
 			}
 			began := time.Now()
 			var out bytes.Buffer
-			code, err := RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out)
+			code, err := RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out)
 			if err != nil || code != 0 {
 				t.Fatalf("exit %d: %v\n%s", code, err, out.String())
 			}
@@ -198,7 +199,7 @@ func TestDeadlockSimpleRecordsTheLockWait(t *testing.T) {
 	pool := newDBPool(o.Server.Use, false)
 	defer pool.Close()
 	o.Server.Use = pool
-	out, code, err := spec.runPermutation(testCtx(t), perms[0], o)
+	out, code, err := spec.runPermutation(fixture.Context(t), perms[0], o)
 	if err != nil || code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}
@@ -230,7 +231,7 @@ func TestRunSpecComparesWithTheExpectedFile(t *testing.T) {
 	}
 	spec.Expected = filepath.Join(isolationData, "expected", "read-write-unique.out")
 	var out bytes.Buffer
-	code, err := RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out)
+	code, err := RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out)
 	if err != nil || code != 0 || !strings.Contains(out.String(), "read-write-unique: the output matches") {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out.String())
 	}
@@ -238,7 +239,7 @@ func TestRunSpecComparesWithTheExpectedFile(t *testing.T) {
 	os.WriteFile(wrong, []byte(strings.Replace(expectedOutput(t, "read-write-unique"), "step w2: <... completed>\n", "step w2: <... completed>\nERROR:  something else\n", 1)), 0o644)
 	spec.Expected = wrong
 	out.Reset()
-	code, err = RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out)
+	code, err = RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out)
 	if err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out.String())
 	}

@@ -22,7 +22,7 @@ func TestCLIScenarioFiles(t *testing.T) {
 	art := filepath.Join(tmp, "f.json")
 	bad := filepath.Join(tmp, "bad.yaml")
 	os.WriteFile(bad, []byte("name: counter\nactors:\n  - name: alice\n    command: [true]\n  - name: bob\n"), 0o644)
-	const isolation = "/work/shared/pg-isolation"
+	isolation := filepath.Join(root, "scenario", "testdata", "pg-isolation")
 	run := func(args ...string) (int, string) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = root
