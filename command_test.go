@@ -11,6 +11,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // psql is a command actor: the counter's read and write from a shell script
@@ -24,6 +25,7 @@ printf '{"read": %s, "actor": "%s", "pgdb": "%s"}' "$n" "$INTERLEAVE_ACTOR" "${P
 }
 
 func TestCommandActorsFindTheRaceWithPsql(t *testing.T) {
+	testenv.Command(t, "psql", "install PostgreSQL's client (apt-get install -y postgresql-client)")
 	// Variables that would point a client around the proxy are removed.
 	t.Setenv("PGHOST", "203.0.113.1")
 	t.Setenv("PGPORT", "1")

@@ -8,11 +8,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // Files are the example's files: the scenario, the application code it
@@ -21,7 +24,8 @@ var Files = []string{"scenario.mjs", "counter.mjs", "package.json"}
 
 // Dir is the example's directory: $INTERLEAVE_SEED_EXAMPLE, or
 // ../shared/seed-example beside the repository's root (the directory of
-// go.mod above the working directory). It fails tb when a file is missing.
+// go.mod above the working directory). When a file is missing, tb fails in
+// CI and is skipped elsewhere (internal/testenv).
 func Dir(tb testing.TB) string {
 	tb.Helper()
 	dir := os.Getenv("INTERLEAVE_SEED_EXAMPLE")
@@ -38,7 +42,8 @@ func Dir(tb testing.TB) string {
 	}
 	for _, f := range Files {
 		if !isRegular(filepath.Join(dir, f)) {
-			tb.Fatalf("the original tool's example is missing %s in %s (the repository's ../shared/seed-example); set INTERLEAVE_SEED_EXAMPLE to the directory that holds it", f, dir)
+			testenv.Require(tb, "the original JavaScript tool's example", fmt.Errorf("no %s in %s", f, dir),
+				"set INTERLEAVE_SEED_EXAMPLE to the directory that holds scenario.mjs, counter.mjs and package.json (../shared/seed-example beside the repository)")
 		}
 	}
 	return dir
@@ -58,6 +63,7 @@ var npm struct {
 func Installed(tb testing.TB) string {
 	tb.Helper()
 	seed := Dir(tb)
+	testenv.Command(tb, "npm", "install Node.js and npm (apt-get install -y nodejs npm; scripts/ensure-deps node)")
 	npm.once.Do(func() {
 		pkg, err := os.ReadFile(filepath.Join(seed, "package.json"))
 		if err != nil {
@@ -102,6 +108,7 @@ func Installed(tb testing.TB) string {
 func Project(tb testing.TB, modules bool, extra map[string]string) string {
 	tb.Helper()
 	seed := Dir(tb)
+	testenv.Command(tb, "node", "install Node.js (apt-get install -y nodejs; scripts/ensure-deps node)")
 	dir := tb.TempDir()
 	for _, f := range Files {
 		data, err := os.ReadFile(filepath.Join(seed, f))

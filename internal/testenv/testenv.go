@@ -30,9 +30,9 @@ func Require(tb TB, what string, err error, install string) {
 		return
 	}
 	if CI() {
-		tb.Fatalf("%s is missing (%v), and CI=true requires it: %s", what, err, install)
+		tb.Fatalf("%s is not available (%v), and CI=true requires it: %s", what, err, install)
 	}
-	tb.Skipf("skipped: %s is missing (%v); %s, or set CI=true to make this a failure", what, err, install)
+	tb.Skipf("skipped: %s is not available (%v); %s, or set CI=true to make this a failure", what, err, install)
 }
 
 // Command is the path of the named program on PATH, or Require's verdict
