@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/golden"
 	"github.com/pginterleave/interleave/internal/poll"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
@@ -145,7 +146,7 @@ func TestReportInChromium(t *testing.T) {
 	// The screenshot as the page opens at 1280 px, with the failing step
 	// in the inspector. The committed one in docs/ changes only with -update.
 	shot := tb.screenshot("report.png")
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(filepath.Join("..", "docs", "report-screenshot.png"), shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
