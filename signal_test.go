@@ -25,9 +25,9 @@ func buildSlow(t *testing.T) string {
 	return bin
 }
 
-// attemptsSeen counts the attempts the slow program has checked so far
-// (it appends a line to $SLOW_ATTEMPTS after each).
-func attemptsSeen(path string) int {
+// runsSeen counts the actor runs the slow program has started so far (it
+// appends a line to $SLOW_RUNS for each; three per attempt).
+func runsSeen(path string) int {
 	b, _ := os.ReadFile(path)
 	return strings.Count(string(b), "\n")
 }
@@ -45,9 +45,9 @@ func TestSIGINTMidSearchLeavesNothingBehind(t *testing.T) {
 	os.Chmod(tmp, 0o755) // the server's unprivileged account must reach it
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		attempts := filepath.Join(t.TempDir(), "attempts")
+		runs := filepath.Join(t.TempDir(), "runs")
 		cmd := exec.Command(bin, "run", "--keep-going")
-		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SLOW_ATTEMPTS="+attempts)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SLOW_RUNS="+runs)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
@@ -65,8 +65,8 @@ func TestSIGINTMidSearchLeavesNothingBehind(t *testing.T) {
 			}
 			return false
 		})
-		// Mid-search: a few attempts done, many more to go.
-		poll.Until(t, "the search to check 3 attempts", func() bool { return attemptsSeen(attempts) >= 3 })
+		// Mid-search: two attempts done, thousands to go.
+		poll.Until(t, "the search to start its third attempt", func() bool { return runsSeen(runs) > 6 })
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		code := cmd.ProcessState.ExitCode()
@@ -113,15 +113,15 @@ func TestSIGINTOnDedicatedServerDropsItsDatabases(t *testing.T) {
 		}
 		return n
 	}
-	attempts := filepath.Join(t.TempDir(), "attempts")
+	runs := filepath.Join(t.TempDir(), "runs")
 	cmd := exec.Command(bin, "run", "--keep-going", "--database-url", server.ConnString("postgres"))
-	cmd.Env = append(os.Environ(), "SLOW_ATTEMPTS="+attempts)
+	cmd.Env = append(os.Environ(), "SLOW_RUNS="+runs)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() }) // when a check below fails first
 	poll.Until(t, "an attempt database", func() bool { return count("interleave\\_%") > 0 })
-	poll.Until(t, "the search to check 3 attempts", func() bool { return attemptsSeen(attempts) >= 3 })
+	poll.Until(t, "the search to start its third attempt", func() bool { return runsSeen(runs) > 6 })
 	cmd.Process.Signal(syscall.SIGINT)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 {

@@ -1,7 +1,8 @@
 // Command slow is a scenario program for tests that need a long search: three
 // actors with four units each have 34,650 orders. It never violates. When
-// $SLOW_ATTEMPTS names a file, every invariant check appends a line to it,
-// so that a test can wait until the search is well under way.
+// $SLOW_RUNS names a file, every actor run appends a line to it (whether or
+// not its SQL succeeds), so that a test can wait until the search is well
+// under way.
 package main
 
 import (
@@ -14,6 +15,9 @@ import (
 )
 
 func worker(ctx context.Context, cs string) (any, error) {
+	if err := countRun(); err != nil {
+		return nil, err
+	}
 	c, err := pgx.Connect(ctx, cs)
 	if err != nil {
 		return nil, err
@@ -43,14 +47,14 @@ func main() {
 			if n != 12 {
 				return fmt.Errorf("n = %d, want 12", n)
 			}
-			return countAttempt()
+			return nil
 		},
 	})
 }
 
-// countAttempt appends a line to $SLOW_ATTEMPTS, if set.
-func countAttempt() error {
-	path := os.Getenv("SLOW_ATTEMPTS")
+// countRun appends a line to $SLOW_RUNS, if set.
+func countRun() error {
+	path := os.Getenv("SLOW_RUNS")
 	if path == "" {
 		return nil
 	}
@@ -58,7 +62,7 @@ func countAttempt() error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString("attempt\n"); err != nil {
+	if _, err := f.WriteString("run\n"); err != nil {
 		f.Close()
 		return err
 	}
