@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -26,13 +27,13 @@ func sslActor(ctx context.Context, cs string) (any, error) {
 }
 
 func TestUpstreamTLSVerifiedAgainstCA(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{TLS: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	sc := counter(false)
+	sc := fixture.Counter(false)
 	sc.Actors[1].Run = sslActor
 	sc.HandleActorErrors = true
 	o := opts()
@@ -66,7 +67,7 @@ func TestUpstreamTLSVerifiedAgainstCA(t *testing.T) {
 func TestPasswordAuthenticationPassesThroughAndIsRedacted(t *testing.T) {
 	for _, method := range []string{"scram-sha-256", "md5"} {
 		t.Run(method, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := fixture.Context(t)
 			srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{Auth: method})
 			if err != nil {
 				t.Fatal(err)
@@ -77,7 +78,7 @@ func TestPasswordAuthenticationPassesThroughAndIsRedacted(t *testing.T) {
 			}
 			o := opts()
 			o.Server.Use = srv
-			res, err := interleave.Explore(ctx, counter(false), o)
+			res, err := interleave.Explore(ctx, fixture.Counter(false), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,13 +126,13 @@ func interleaveArtifactJSON(a any) ([]byte, error) {
 // A client that requires SCRAM channel binding cannot authenticate through
 // the proxy; the run says why and what to change instead of a bare failure.
 func TestChannelBindingRequiredIsExplained(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{TLS: true, Auth: "scram-sha-256"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	sc := counter(false)
+	sc := fixture.Counter(false)
 	strict := func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs+"&channel_binding=require")
 		if err != nil {

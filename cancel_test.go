@@ -8,21 +8,30 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
-// TestContextDeadlineCancelsLockBlockedQuery: alice holds a row lock while
-// she "thinks" (sleeps in Go); bob's UPDATE waits on it until his context
-// deadline makes pgx send a CancelRequest. The proxy forwards it (it names
-// bob's own backend), PostgreSQL answers 57014, and the artifact records
-// both the request and the SQLSTATE.
-func TestContextDeadlineCancelsLockBlockedQuery(t *testing.T) {
+// TestEndedContextCancelsLockBlockedQuery: alice holds a row lock; bob's
+// UPDATE waits on it until his context ends, which makes pgx send a
+// CancelRequest. The proxy forwards it (it names bob's own backend),
+// PostgreSQL answers 57014, and the artifact records both the request and
+// the SQLSTATE.
+//
+// Nothing here depends on timing. The scheduler releases alice's SELECT 3
+// only once PostgreSQL reports bob's UPDATE waiting on her lock, so when it
+// returns she ends bob's context (as his deadline would); bob's driver
+// cancels in place (it waits for the server's answer, rather than closing
+// the connection at once, pgx's default), so his UPDATE returns only after
+// the 57014 went through the proxy; and alice commits only after that.
+func TestEndedContextCancelsLockBlockedQuery(t *testing.T) {
+	endBob := make(chan context.CancelFunc, 1)
+	bobReturned := make(chan struct{})
 	sc := interleave.Scenario{
-		Name: "cancel",
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0)")
-			return err
-		},
+		Name:              "cancel",
+		Setup:             fixture.Exec("CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0)"),
 		HandleActorErrors: true,
 		Actors: []interleave.Actor{
 			{Name: "alice", Run: func(ctx context.Context, cs string) (any, error) {
@@ -42,11 +51,29 @@ func TestContextDeadlineCancelsLockBlockedQuery(t *testing.T) {
 				if _, err := tx.Exec(ctx, "SELECT 3"); err != nil {
 					return nil, err
 				}
-				time.Sleep(1500 * time.Millisecond) // holds the lock past bob's deadline
+				select {
+				case end := <-endBob:
+					end()
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				select { // hold the lock until bob's UPDATE has returned
+				case <-bobReturned:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 				return nil, tx.Commit(ctx)
 			}},
 			{Name: "bob", Run: func(ctx context.Context, cs string) (any, error) {
-				c, err := connect(ctx, cs)
+				cfg, err := pgx.ParseConfig(cs)
+				if err != nil {
+					return nil, err
+				}
+				cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+					// A bound on a hang, were the cancel lost.
+					return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: time.Minute}
+				}
+				c, err := pgx.ConnectConfig(ctx, cfg)
 				if err != nil {
 					return nil, err
 				}
@@ -54,9 +81,11 @@ func TestContextDeadlineCancelsLockBlockedQuery(t *testing.T) {
 				if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
 					return nil, err
 				}
-				qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+				qctx, cancel := context.WithCancel(ctx)
 				defer cancel()
+				endBob <- cancel
 				_, err = c.Exec(qctx, "UPDATE t SET v = v + 1 WHERE id = 1")
+				close(bobReturned)
 				return nil, err
 			}},
 		},
@@ -67,7 +96,7 @@ func TestContextDeadlineCancelsLockBlockedQuery(t *testing.T) {
 			return nil
 		},
 	}
-	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	res, err := interleave.RunOnce(fixture.Context(t), sc, opts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // psql is a command actor: the counter's read and write from a shell script
@@ -22,14 +25,15 @@ printf '{"read": %s, "actor": "%s", "pgdb": "%s"}' "$n" "$INTERLEAVE_ACTOR" "${P
 }
 
 func TestCommandActorsFindTheRaceWithPsql(t *testing.T) {
+	testenv.Command(t, "psql", "install PostgreSQL's client (apt-get install -y postgresql-client)")
 	// Variables that would point a client around the proxy are removed.
 	t.Setenv("PGHOST", "203.0.113.1")
 	t.Setenv("PGPORT", "1")
 	t.Setenv("TEST_DATABASE_URL", "")
 	t.Setenv("LEGACY_DATABASE_URL", "postgres://elsewhere/")
-	sc := counter(false)
+	sc := fixture.Counter(false)
 	sc.Actors = []interleave.Actor{psqlIncrement("alice"), psqlIncrement("bob")}
-	res, err := interleave.Explore(testCtx(t), sc, opts())
+	res, err := interleave.Explore(fixture.Context(t), sc, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +58,9 @@ func TestCommandActorsFindTheRaceWithPsql(t *testing.T) {
 }
 
 func TestCommandActorFailureAndDeadline(t *testing.T) {
-	sc := counter(false)
+	sc := fixture.Counter(false)
 	sc.Actors[1] = interleave.CommandActor("bob", []string{"sh", "-c", "echo 'password is $PGPASSWORD' >&2; echo boom >&2; exit 3"}, interleave.CommandOptions{})
-	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	res, err := interleave.RunOnce(fixture.Context(t), sc, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,19 +74,26 @@ func TestCommandActorFailureAndDeadline(t *testing.T) {
 	sc.Actors[1] = interleave.CommandActor("bob", []string{"sh", "-c", "sleep 300 & sleep 301; : " + marker}, interleave.CommandOptions{})
 	o := opts()
 	o.AttemptTimeout = time.Second
-	res, err = interleave.RunOnce(testCtx(t), sc, o)
+	res, err = interleave.RunOnce(fixture.Context(t), sc, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Outcome != interleave.OutcomeInconclusive {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// The kill is sent; the processes end as soon as the kernel delivers it.
+	poll.Until(t, "every process of the hung actor (command line with "+marker+") to end", func() bool { return !runningWith(marker) })
+}
+
+// runningWith reports whether a process runs whose command line contains
+// marker (a zombie's command line is empty).
+func runningWith(marker string) bool {
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
 		cmdline, _ := os.ReadFile("/proc/" + p.Name() + "/cmdline")
 		if strings.Contains(string(cmdline), marker) {
-			t.Fatalf("process %s of the hung actor survived: %q", p.Name(), cmdline)
+			return true
 		}
 	}
+	return false
 }

@@ -13,62 +13,18 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
 func connect(ctx context.Context, cs string) (*pgx.Conn, error) { return pgx.Connect(ctx, cs) }
 
-// counter is the lost update: read, add one in Go, write back.
-func counter(fixed bool) interleave.Scenario {
-	inc := func(ctx context.Context, cs string) (any, error) {
-		c, err := connect(ctx, cs)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close(ctx)
-		var n int
-		if err := c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-			return nil, err
-		}
-		if fixed {
-			err = c.QueryRow(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n").Scan(&n)
-		} else {
-			_, err = c.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", n+1)
-		}
-		return n, err
-	}
-	return interleave.Scenario{
-		Name: "counter",
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)")
-			return err
-		},
-		Actors: []interleave.Actor{{Name: "alice", Run: inc}, {Name: "bob", Run: inc}},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-				return err
-			}
-			if n != 2 {
-				return fmt.Errorf("Both increments must be retained: got %d, want 2", n)
-			}
-			return nil
-		},
-	}
-}
-
 func opts() interleave.Options {
 	return interleave.Options{Server: interleave.ServerOptions{Use: server}}
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestCounterRaceFoundOnFirstAttempt(t *testing.T) {
-	res, err := interleave.Explore(testCtx(t), counter(false), opts())
+	res, err := interleave.Explore(fixture.Context(t), fixture.Counter(false), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +95,7 @@ func findUnit(a *artifact.Artifact, r artifact.UnitRef) *artifact.Unit {
 }
 
 func TestCounterFixedExhaustsAllSixOrders(t *testing.T) {
-	res, err := interleave.Explore(testCtx(t), counter(true), opts())
+	res, err := interleave.Explore(fixture.Context(t), fixture.Counter(true), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +149,7 @@ func TestRowLockIsRecordedAsLockWait(t *testing.T) {
 	}
 	o := opts()
 	o.Search.MaxAttempts = 1
-	res, err := interleave.RunOnce(testCtx(t), sc, o)
+	res, err := interleave.RunOnce(fixture.Context(t), sc, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +221,7 @@ func TestDeadlockEndsWith40P01(t *testing.T) {
 			return nil
 		},
 	}
-	res, err := interleave.RunOnce(testCtx(t), sc, opts())
+	res, err := interleave.RunOnce(fixture.Context(t), sc, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +269,12 @@ func TestHangingActorIsInconclusiveWithinDeadline(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc := counter(false)
+			sc := fixture.Counter(false)
 			sc.Actors[1].Run = tc.run
 			o := opts()
 			o.AttemptTimeout = 2 * time.Second
 			start := time.Now()
-			res, err := interleave.RunOnce(testCtx(t), sc, o)
+			res, err := interleave.RunOnce(fixture.Context(t), sc, o)
 			if err != nil {
 				t.Fatal(err)
 			}

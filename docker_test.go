@@ -9,6 +9,7 @@ import (
 
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/internal/enginestandin"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver/docker"
 )
 
@@ -34,7 +35,7 @@ func TestDockerOptionFindsTheRaceAndRemovesTheContainer(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	o := interleave.Options{Search: interleave.SearchOptions{Workers: 2}, Server: interleave.ServerOptions{Provider: docker.Provider{Image: "postgres:16"}}}
-	res, err := interleave.Explore(testCtx(t), counter(false), o)
+	res, err := interleave.Explore(fixture.Context(t), fixture.Counter(false), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -25,7 +26,7 @@ func TestKilledServerIsNamedAsSuch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	sc := counter(false)
+	sc := fixture.Counter(false)
 	sc.Actors[0].Run = func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs)
 		if err != nil {
@@ -62,7 +63,7 @@ func TestKilledServerAfterViolationsExits2(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	sc := counter(false)
+	sc := fixture.Counter(false)
 	inc := sc.Actors[0].Run
 	var runs atomic.Int32
 	sc.Actors[0].Run = func(ctx context.Context, cs string) (any, error) {

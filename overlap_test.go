@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/cmd/cli"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 // insertIfMissing is the race inside one statement: INSERT ... SELECT ...
@@ -49,7 +50,7 @@ func insertIfMissing() interleave.Scenario {
 }
 
 func TestOverlapPairsFindTheOneStatementRace(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	o := opts()
 	o.Search.Workers = 1
 	// One at a time, every order passes: the race is not reachable.

@@ -11,20 +11,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 // TestExactReplayReproduces20Times records the counter failure and replays
 // it exactly 20 times in a row.
 func TestExactReplayReproduces20Times(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	o := opts()
 	o.Source.ProgramDir, _ = os.Getwd()
-	res, err := interleave.Explore(ctx, counter(false), o)
+	res, err := interleave.Explore(ctx, fixture.Counter(false), o)
 	if err != nil || res.Outcome != interleave.OutcomeViolation {
 		t.Fatalf("record: %v %v", err, res)
 	}
 	for i := 0; i < 20; i++ {
-		r, err := interleave.Replay(ctx, counter(false), res.Artifact, interleave.ReplayOptions{Options: o})
+		r, err := interleave.Replay(ctx, fixture.Counter(false), res.Artifact, interleave.ReplayOptions{Options: o})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,22 +169,19 @@ func TestChangedSetupIsAFixtureDifference(t *testing.T) {
 	}
 }
 
-// A guided replay that can follow only part of the recorded order, and then
-// passes, has not shown that the change repairs the race: it is reported
-// incompatible (exit 3), saying how far the order could be followed.
 // A repair that changes the commands (one atomic UPDATE instead of a read
 // and a write) lets a guided replay follow only part of the recorded order;
 // the outcome stands (a pass, exit 0, as interleavetest judges it), and the
 // message says how far the order was followed and to search every order.
 func TestGuidedReplayThatFollowsPartOfTheOrderPasses(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	o := opts()
-	res, err := interleave.Explore(ctx, counter(false), o)
+	res, err := interleave.Explore(ctx, fixture.Counter(false), o)
 	if err != nil || res.Outcome != interleave.OutcomeViolation {
 		t.Fatalf("record: %v %v", err, res)
 	}
 	// The changed code: one atomic UPDATE per actor, no read first.
-	changed := counter(true)
+	changed := fixture.Counter(true)
 	atomic := func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs)
 		if err != nil {

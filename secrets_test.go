@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )
@@ -23,7 +24,7 @@ import (
 // the password is in neither the artifact, the result's message nor the
 // HTML report; an actor printing 10 MB is cut to the limit, saying so.
 func TestActorOutputNeverHoldsThePassword(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{Auth: "scram-sha-256"})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestActorOutputNeverHoldsThePassword(t *testing.T) {
 		{"a Go actor whose error the invariant reports", interleave.Actor{Name: "bob", Run: leaky}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sc := counter(false)
+			sc := fixture.Counter(false)
 			sc.Actors[1] = c.actor
 			sc.HandleActorErrors = c.handle
 			sc.Invariant = func(ctx context.Context, db *pgx.Conn, results []interleave.ActorResult) error {
@@ -92,7 +93,7 @@ func TestActorOutputNeverHoldsThePassword(t *testing.T) {
 	}
 
 	t.Run("an actor printing 10 MB", func(t *testing.T) {
-		sc := counter(false)
+		sc := fixture.Counter(false)
 		sc.Actors[1] = interleave.CommandActor("bob", []string{"sh", "-c", `echo "$DATABASE_URL"; head -c 10000000 /dev/zero | tr '\0' x`}, interleave.CommandOptions{})
 		sc.HandleActorErrors = true
 		res, err := interleave.RunOnce(ctx, sc, o)

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/poll"
 )
 
 // buildSlow compiles the long-running scenario program used by signal tests.
@@ -24,16 +25,11 @@ func buildSlow(t *testing.T) string {
 	return bin
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+// runsSeen counts the actor runs the slow program has started so far (it
+// appends a line to $SLOW_RUNS for each; three per attempt).
+func runsSeen(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "\n")
 }
 
 // TestSIGINTMidSearchLeavesNothingBehind interrupts a search on the managed
@@ -49,15 +45,17 @@ func TestSIGINTMidSearchLeavesNothingBehind(t *testing.T) {
 	os.Chmod(tmp, 0o755) // the server's unprivileged account must reach it
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		runs := filepath.Join(t.TempDir(), "runs")
 		cmd := exec.Command(bin, "run", "--keep-going")
-		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SLOW_RUNS="+runs)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { cmd.Process.Kill() }) // when a check below fails first
 		var clusterDir, postmaster string
-		waitFor(t, "the managed server's pid file", func() bool {
+		poll.Until(t, "the managed server's pid file", func() bool {
 			m, _ := filepath.Glob(filepath.Join(tmp, "interleave-pg-*"))
 			if len(m) == 1 {
 				clusterDir = m[0]
@@ -67,7 +65,8 @@ func TestSIGINTMidSearchLeavesNothingBehind(t *testing.T) {
 			}
 			return false
 		})
-		time.Sleep(1500 * time.Millisecond) // let the search run
+		// Mid-search: two attempts done, thousands to go.
+		poll.Until(t, "the search to start its third attempt", func() bool { return runsSeen(runs) > 6 })
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		code := cmd.ProcessState.ExitCode()
@@ -97,7 +96,7 @@ func TestSIGINTMidSearchLeavesNothingBehind(t *testing.T) {
 // other database is untouched.
 func TestSIGINTOnDedicatedServerDropsItsDatabases(t *testing.T) {
 	bin := buildSlow(t)
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	admin, err := pgx.Connect(ctx, server.ConnString("postgres"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,12 +113,15 @@ func TestSIGINTOnDedicatedServerDropsItsDatabases(t *testing.T) {
 		}
 		return n
 	}
+	runs := filepath.Join(t.TempDir(), "runs")
 	cmd := exec.Command(bin, "run", "--keep-going", "--database-url", server.ConnString("postgres"))
+	cmd.Env = append(os.Environ(), "SLOW_RUNS="+runs)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "an attempt database", func() bool { return count("interleave\\_%") > 0 })
-	time.Sleep(time.Second)
+	t.Cleanup(func() { cmd.Process.Kill() }) // when a check below fails first
+	poll.Until(t, "an attempt database", func() bool { return count("interleave\\_%") > 0 })
+	poll.Until(t, "the search to start its third attempt", func() bool { return runsSeen(runs) > 6 })
 	cmd.Process.Signal(syscall.SIGINT)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 // TestParallelWorkersExploreTheSameSchedules: with the same attempt budget,
@@ -25,14 +26,14 @@ func TestParallelWorkersExploreTheSameSchedules(t *testing.T) {
 		_, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
 		return nil, err
 	}
-	sc := counter(true)
+	sc := fixture.Counter(true)
 	sc.Actors = []interleave.Actor{{Name: "a", Run: inc}, {Name: "b", Run: inc}, {Name: "c", Run: inc}}
 	sc.Invariant = func(context.Context, *pgx.Conn, []interleave.ActorResult) error { return nil }
 	var got []string
 	for _, workers := range []int{1, 3} {
 		o := opts()
 		o.Search.Workers, o.Search.MaxAttempts = workers, 40
-		res, err := interleave.Explore(testCtx(t), sc, o)
+		res, err := interleave.Explore(fixture.Context(t), sc, o)
 		if err != nil {
 			t.Fatal(err)
 		}

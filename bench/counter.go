@@ -6,50 +6,20 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
-// CounterSetup creates the counter the throughput benchmarks increment.
-const CounterSetup = "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)"
-
-// increment reads the counter, then increments it in one statement: two
-// units, and no lost update in any order.
-func increment(ctx context.Context, cs string) (any, error) {
-	c, err := pgx.Connect(ctx, cs)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close(ctx)
-	var n int
-	if err := c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-		return nil, err
-	}
-	_, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
-	return n, err
-}
-
-// Counter is the repaired counter with the given number of actors, the
-// scenario of the throughput benchmarks (2 actors: 6 orders; 3: 90).
+// Counter is the repaired counter (internal/fixture) with the given number
+// of actors, named a, b, c, ...: the scenario of the throughput benchmarks
+// (2 actors: 6 orders; 3: 90).
 func Counter(actors int) interleave.Scenario {
-	sc := interleave.Scenario{
-		Name: fmt.Sprintf("counter%d", actors),
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, CounterSetup)
-			return err
-		},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-				return err
-			}
-			if n != actors {
-				return fmt.Errorf("n = %d, want %d", n, actors)
-			}
-			return nil
-		},
-	}
+	sc := fixture.Counter(true)
+	sc.Name = fmt.Sprintf("counter%d", actors)
+	sc.Invariant = fixture.CounterIs(actors)
+	sc.Actors = nil
 	for i := 0; i < actors; i++ {
-		sc.Actors = append(sc.Actors, interleave.Actor{Name: string(rune('a' + i)), Run: increment})
+		sc.Actors = append(sc.Actors, interleave.Actor{Name: string(rune('a' + i)), Run: fixture.Increment(true)})
 	}
 	return sc
 }
@@ -62,9 +32,10 @@ func CounterFloor(ctx context.Context, control *pgx.Conn, connString, db string,
 	if err := pgserver.ResetDatabase(ctx, control, db, p); err != nil {
 		return err
 	}
-	if _, err := control.Exec(ctx, CounterSetup); err != nil {
+	if _, err := control.Exec(ctx, fixture.CounterSetup); err != nil {
 		return err
 	}
+	increment := fixture.Increment(true)
 	for i := 0; i < actors; i++ {
 		if _, err := increment(ctx, connString); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 // Race is a known race pattern with its repair, for the bug-finding
@@ -92,25 +93,12 @@ func sqlState(err error) string {
 func Races() []Race {
 	var rs []Race
 
-	// Lost update: read, add in Go, write back.
-	readInc := actor(
-		func(ctx context.Context, c *pgx.Conn, st *state) error {
-			return c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&st.n)
-		},
-		func(ctx context.Context, c *pgx.Conn, st *state) error {
-			_, err := c.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", st.n+1)
-			return err
-		})
-	atomicInc := actor(
-		func(ctx context.Context, c *pgx.Conn, st *state) error {
-			return c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&st.n)
-		},
-		exec("UPDATE counter SET n = n + 1 WHERE id = 1"))
-	counterSQL := "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)"
-	counterInv := expect("SELECT n FROM counter", 2, "lost update: n = %d, want 2")
+	// Lost update: read, add in Go, write back (the counter of
+	// internal/fixture).
+	counterInv := fixture.CounterIs(2)
 	rs = append(rs, Race{Name: "lost-update", Story: "two increments read the counter, then write back n+1",
-		Bug: scenario("lost-update", counterSQL, counterInv, readInc, readInc),
-		Fix: scenario("lost-update-fixed", counterSQL, counterInv, atomicInc, atomicInc)})
+		Bug: scenario("lost-update", fixture.CounterSetup, counterInv, fixture.Increment(false), fixture.Increment(false)),
+		Fix: scenario("lost-update-fixed", fixture.CounterSetup, counterInv, fixture.Increment(true), fixture.Increment(true))})
 
 	// Write skew under REPEATABLE READ: two doctors go off call, each after
 	// checking that another one stays on call.
@@ -349,7 +337,7 @@ func Races() []Race {
 			},
 			exec("COMMIT"))
 	}
-	counterSQL = "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)"
+	counterSQL := fixture.CounterSetup
 	counter3Inv := expect("SELECT n FROM counter WHERE id = 1", 3, "three increments, counter is %d")
 	rs = append(rs, Race{Name: "counter-3-actors", Story: "three customers read the counter in a transaction, add one, write back; the repair reads it FOR UPDATE",
 		Bug: scenario("counter-3", counterSQL, counter3Inv, counter3(false), counter3(false), counter3(false)),

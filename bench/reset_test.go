@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkReset(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := tc.Exec(ctx, CounterSetup); err != nil {
+	if _, err := tc.Exec(ctx, fixture.CounterSetup); err != nil {
 		b.Fatal(err)
 	}
 	tc.Close(ctx)
@@ -59,7 +60,7 @@ func BenchmarkReset(b *testing.B) {
 		if err := pgserver.ResetDatabase(ctx, control, db, pristine); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := control.Exec(ctx, CounterSetup); err != nil {
+		if _, err := control.Exec(ctx, fixture.CounterSetup); err != nil {
 			b.Fatal(err)
 		}
 		tSchema += time.Since(start)
@@ -81,7 +82,7 @@ func BenchmarkReset(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.Exec(ctx, CounterSetup); err != nil {
+		if _, err := c.Exec(ctx, fixture.CounterSetup); err != nil {
 			b.Fatal(err)
 		}
 		c.Close(ctx)

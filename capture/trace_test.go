@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pginterleave/interleave/internal/golden"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
@@ -137,14 +137,12 @@ func synthCapture(t testing.TB) (raw []byte, units []UnitInfo, conns []ConnInfo)
 	return append([]byte(nil), a.Bytes()...), units, conns
 }
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // TestSynthCaptureGolden keeps the synthesized capture that package
 // pcapng's tests read (testdata there) equal to synthCapture's.
 func TestSynthCaptureGolden(t *testing.T) {
 	raw, _, _ := synthCapture(t)
 	path := filepath.Join("pcapng", "testdata", "synth.capture")
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(path, raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -167,6 +165,26 @@ func TestSynthCaptureGolden(t *testing.T) {
 	if !reflect.DeepEqual(untimed(got), untimed(raw)) {
 		t.Fatalf("%s is not the synthesized capture; run go test ./capture -run SynthCaptureGolden -update", path)
 	}
+}
+
+// TestTraceTextGolden pins what interleave trace prints for the committed
+// synthesized capture (its timestamps are fixed there): every message
+// kind, redaction, parameter rendering and timing column.
+func TestTraceTextGolden(t *testing.T) {
+	_, units, conns := synthCapture(t)
+	raw, err := os.ReadFile(filepath.Join("pcapng", "testdata", "synth.capture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Trace(raw, units, conns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := res.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "synth-trace.golden"), b.Bytes())
 }
 
 func TestHashBytesMatchesTheScheduler(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/capture/pcapng"
+	"github.com/pginterleave/interleave/internal/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -96,10 +97,7 @@ func traceInputs(a *artifact.Artifact) ([]capture.UnitInfo, []capture.ConnInfo) 
 // it: tshark must find exactly the statements of the artifact's units, per
 // connection and in order, and see no TCP anomaly.
 func TestTsharkReadsTheCapture(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Fatalf("this test needs tshark (Debian package tshark; scripts/ensure-deps tshark installs it): %v", err)
-	}
+	tshark := testenv.Command(t, "tshark", "install Wireshark's tshark (apt-get install -y tshark; scripts/ensure-deps tshark)")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// SCRAM: the capture then holds redacted authentication messages, which

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -63,6 +64,9 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 // "relation already exists"; 6.0.0 takes the lock first and passes every
 // order the search explores.
 func TestNodePgMigrateTableRace(t *testing.T) {
+	for _, tool := range []string{"node", "npm"} {
+		testenv.Command(t, tool, "install Node.js and npm (apt-get install -y nodejs npm; scripts/ensure-deps node); npm ci also needs the npm registry")
+	}
 	ctx := ctxFor(t, 15*time.Minute)
 	m := measurer(t)
 	m.Workers = 2

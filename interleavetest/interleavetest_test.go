@@ -2,7 +2,6 @@ package interleavetest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,52 +10,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 func TestMain(m *testing.M) { Main(m) }
 
-func counter(fixed bool) interleave.Scenario {
-	inc := func(ctx context.Context, cs string) (any, error) {
-		c, err := pgx.Connect(ctx, cs)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close(ctx)
-		var n int
-		if err := c.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-			return nil, err
-		}
-		if fixed {
-			_, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
-		} else {
-			_, err = c.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", n+1)
-		}
-		return n, err
-	}
-	return interleave.Scenario{
-		Name: "counter",
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)")
-			return err
-		},
-		Actors: []interleave.Actor{{Name: "alice", Run: inc}, {Name: "bob", Run: inc}},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-				return err
-			}
-			if n != 2 {
-				return fmt.Errorf("lost update: got %d", n)
-			}
-			return nil
-		},
-	}
-}
-
 // atomicCounter is the counter repaired with one statement: each actor
 // sends a single UPDATE where the recording has a SELECT and an UPDATE.
 func atomicCounter() interleave.Scenario {
-	sc := counter(true)
+	sc := fixture.Counter(true)
 	inc := func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs)
 		if err != nil {
@@ -82,19 +44,19 @@ func TestHelperChild(t *testing.T) {
 	os.Chdir(dir) // artifacts go to dir/testdata/interleave
 	switch os.Getenv("INTERLEAVETEST_CHILD") {
 	case "explore-bug":
-		Explore(t, counter(false), o)
+		Explore(t, fixture.Counter(false), o)
 	case "replay-bug":
-		Replay(t, counter(false), ArtifactPath("counter"), o)
+		Replay(t, fixture.Counter(false), ArtifactPath("counter"), o)
 	case "replay-fixed":
-		Replay(t, counter(true), ArtifactPath("counter"), o)
+		Replay(t, fixture.Counter(true), ArtifactPath("counter"), o)
 	case "replay-atomic":
 		Replay(t, atomicCounter(), ArtifactPath("counter"), o)
 	case "replay-renamed":
-		sc := counter(true)
+		sc := fixture.Counter(true)
 		sc.Name = "counter-fixed"
 		Replay(t, sc, ArtifactPath("counter"), o)
 	case "replay-missing":
-		Replay(t, counter(true), "testdata/interleave/missing.json", o)
+		Replay(t, fixture.Counter(true), "testdata/interleave/missing.json", o)
 	}
 }
 

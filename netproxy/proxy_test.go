@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pginterleave/interleave/internal/poll"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -153,19 +154,11 @@ func TestProxyThousandConnectCloseCycles(t *testing.T) {
 			c.Conn().Close() // abrupt close, no Terminate
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, "every proxied connection to close after 1000 cycles", func() bool {
 		p.mu.Lock()
-		open := len(p.conns)
-		p.mu.Unlock()
-		if open == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d proxied connections still open after 1000 cycles", open)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer p.mu.Unlock()
+		return len(p.conns) == 0
+	})
 }
 
 func TestProxyRoutesOnlyOwnCancelRequests(t *testing.T) {
@@ -208,16 +201,11 @@ func TestProxyRoutesOnlyOwnCancelRequests(t *testing.T) {
 	buf, _ := (&pgproto3.CancelRequest{ProcessID: c.PgConn().PID(), SecretKey: []byte{1, 2, 3, 4}}).Encode(nil)
 	raw.Write(buf)
 	raw.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	poll.Until(t, "the forged cancel request to be recorded", func() bool {
 		g.mu.Lock()
-		n := len(g.cancels)
-		g.mu.Unlock()
-		if n >= 2 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer g.mu.Unlock()
+		return len(g.cancels) >= 2
+	})
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if fmt.Sprint(g.cancels) != "[true false]" {

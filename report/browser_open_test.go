@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/golden"
 	"github.com/pginterleave/interleave/report"
 )
 
@@ -47,7 +48,7 @@ func TestOpenAnotherArtifactInChromium(t *testing.T) {
 	checkCounts(tb, counter)
 	var facts []string
 	tb.eval(`[...document.querySelectorAll('#facts li')].map((li) => li.textContent)`, &facts)
-	golden(t, "counter-facts.golden", []byte(strings.Join(facts, "\n")+"\n"))
+	golden.Check(t, "testdata/counter-facts.golden", []byte(strings.Join(facts, "\n")+"\n"))
 	// The issue's case: the step that loses the update (bob's UPDATE, step
 	// 7 of 8) is in view at 1280 px, without scrolling.
 	checkFailingInView(tb, "bob 0.3", true)

@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/poll"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )
@@ -144,7 +146,7 @@ func TestReportInChromium(t *testing.T) {
 	// The screenshot as the page opens at 1280 px, with the failing step
 	// in the inspector. The committed one in docs/ changes only with -update.
 	shot := tb.screenshot("report.png")
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(filepath.Join("..", "docs", "report-screenshot.png"), shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -172,11 +174,11 @@ func TestReportInChromium(t *testing.T) {
 
 	// The dialog listener works: a dialog opened from DevTools is seen.
 	tb.run("open a control dialog", chromedp.Evaluate[chromedp.Void](`setTimeout(() => alert('control'), 0)`))
-	deadline := time.Now().Add(10 * time.Second)
-	gotDialogs, _, _ := tb.log.snapshot()
-	for ; len(gotDialogs) == 0 && time.Now().Before(deadline); gotDialogs, _, _ = tb.log.snapshot() {
-		time.Sleep(20 * time.Millisecond)
-	}
+	var gotDialogs []string
+	poll.Until(t, "the control dialog to be recorded", func() bool {
+		gotDialogs, _, _ = tb.log.snapshot()
+		return len(gotDialogs) > 0
+	})
 	if fmt.Sprint(gotDialogs) != "[alert: control]" {
 		t.Errorf("the control dialog was recorded as %v; the dialog check proves nothing", gotDialogs)
 	}

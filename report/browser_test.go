@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/testenv"
 	"github.com/pginterleave/interleave/report"
 )
 
@@ -64,9 +65,9 @@ func findChromium() (string, error) {
 	return "", errors.New("no chromium at /usr/bin/chromium or on PATH")
 }
 
-// sharedBrowser returns the shared browser, starting it on first use. Without
-// Chromium the test is skipped with what to install, except in CI
-// (CI=true), where it fails.
+// sharedBrowser returns the shared browser, starting it on first use.
+// Without Chromium the test fails in CI and is skipped elsewhere, saying
+// what to install (internal/testenv).
 func sharedBrowser(t *testing.T) context.Context {
 	t.Helper()
 	chromium.once.Do(func() {
@@ -97,13 +98,8 @@ func sharedBrowser(t *testing.T) context.Context {
 		chromium.cancel = func() { cancelBrowser(); cancelAlloc() }
 		chromium.err = chromedp.Do(ctx)
 	})
-	if chromium.err != nil {
-		const install = "install Chromium (apt-get install -y chromium, or scripts/ensure-deps chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs Chromium for the report's browser tests: %v; %s", chromium.err, install)
-		}
-		t.Skipf("skipping the report's browser test: %v; %s, or set CI=true to make its absence a failure", chromium.err, install)
-	}
+	testenv.Require(t, "Chromium (for the report's browser tests)", chromium.err,
+		"install Chromium (apt-get install -y chromium; scripts/ensure-deps chromium) or set INTERLEAVE_CHROMIUM to its binary")
 	return chromium.ctx
 }
 

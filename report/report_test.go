@@ -6,16 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/golden"
 	"github.com/pginterleave/interleave/report"
 )
 
@@ -193,14 +191,14 @@ func TestOutcomeWords(t *testing.T) {
 
 // TestSchemaGolden pins the schema the page validates opened files
 // against: it is derived from the artifact's Go types, so a change to them
-// shows up here (go test ./report -update rewrites the golden file).
+// shows up here (go test ./report -run SchemaGolden -update rewrites the golden file).
 func TestSchemaGolden(t *testing.T) {
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, config(t, render(t, sample(), report.Options{})).Schema, "", "  "); err != nil {
 		t.Fatal(err)
 	}
 	pretty.WriteByte('\n')
-	golden(t, "schema.golden.json", pretty.Bytes())
+	golden.Check(t, "testdata/schema.golden.json", pretty.Bytes())
 }
 
 func TestInvalidArtifactIsRefused(t *testing.T) {
@@ -312,26 +310,5 @@ func TestContentSecurityPolicy(t *testing.T) {
 		if !strings.Contains(csp, want) {
 			t.Errorf("the policy %q lacks %q", csp, want)
 		}
-	}
-}
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata and docs/report-screenshot.png")
-
-// golden compares got with testdata/name, or rewrites the file with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./report -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./report -update\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

@@ -1,17 +1,16 @@
 package scenario
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/internal/fixture"
 )
 
 // malformed are scenario files with one mistake each, and the positioned
@@ -98,12 +97,6 @@ func opts(o interleave.Options) interleave.Options {
 	return o
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // The YAML counter finds the lost update; its repair exhausts every order;
 // the saved artifact replays exactly; a changed file makes the exact replay
 // incompatible, naming the file.
@@ -124,7 +117,7 @@ func TestYAMLCounterFindsReplaysAndDetectsChanges(t *testing.T) {
 	art := filepath.Join(dir, "failure.json")
 	o := opts(l.Options)
 	o.Output.Out = art
-	res, err := interleave.Explore(testCtx(t), l.Scenario, o)
+	res, err := interleave.Explore(fixture.Context(t), l.Scenario, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +132,7 @@ func TestYAMLCounterFindsReplaysAndDetectsChanges(t *testing.T) {
 		t.Fatalf("fingerprinted sources %+v, want counter.yaml", got)
 	}
 
-	rep, err := interleave.Replay(testCtx(t), l.Scenario, rec, interleave.ReplayOptions{Options: opts(l.Options)})
+	rep, err := interleave.Replay(fixture.Context(t), l.Scenario, rec, interleave.ReplayOptions{Options: opts(l.Options)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +148,7 @@ func TestYAMLCounterFindsReplaysAndDetectsChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = interleave.Replay(testCtx(t), l2.Scenario, rec, interleave.ReplayOptions{Options: opts(l2.Options)})
+	rep, err = interleave.Replay(fixture.Context(t), l2.Scenario, rec, interleave.ReplayOptions{Options: opts(l2.Options)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +160,7 @@ func TestYAMLCounterFindsReplaysAndDetectsChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = interleave.Explore(testCtx(t), fixed.Scenario, opts(fixed.Options))
+	res, err = interleave.Explore(fixture.Context(t), fixed.Scenario, opts(fixed.Options))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +176,7 @@ func TestYAMLEveryPartRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := interleave.Explore(testCtx(t), l.Scenario, opts(l.Options))
+	res, err := interleave.Explore(fixture.Context(t), l.Scenario, opts(l.Options))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +205,7 @@ invariant:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := interleave.Explore(testCtx(t), l.Scenario, opts(l.Options))
+	res, err := interleave.Explore(fixture.Context(t), l.Scenario, opts(l.Options))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +232,7 @@ invariant:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := interleave.RunOnce(testCtx(t), l.Scenario, opts(l.Options))
+	res, err := interleave.RunOnce(fixture.Context(t), l.Scenario, opts(l.Options))
 	if err != nil {
 		t.Fatal(err)
 	}

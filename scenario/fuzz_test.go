@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // Arbitrary bytes never panic the scenario-file loader: every outcome is a
@@ -31,7 +33,7 @@ func FuzzLoadYAML(f *testing.F) {
 
 // Arbitrary bytes never panic the spec parser.
 func FuzzParseSpec(f *testing.F) {
-	specs, _ := filepath.Glob(filepath.Join(isolationData, "specs", "*.spec"))
+	specs, _ := filepath.Glob(filepath.Join(testenv.Shared(f, "pg-isolation"), "specs", "*.spec"))
 	for _, p := range specs {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)

@@ -11,6 +11,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/internal/jsseed"
 )
 
@@ -246,7 +247,7 @@ export default defineScenario({
 `,
 	})
 	l := loadJS(t, filepath.Join(dir, "process.mjs"))
-	res, err := interleave.Explore(testCtx(t), l.Scenario, opts(l.Options))
+	res, err := interleave.Explore(fixture.Context(t), l.Scenario, opts(l.Options))
 	if err != nil {
 		t.Fatal(err)
 	}

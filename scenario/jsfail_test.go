@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/internal/jsseed"
+	"github.com/pginterleave/interleave/internal/poll"
 	"github.com/pginterleave/interleave/scenario/jshost"
 )
 
@@ -57,7 +59,7 @@ func exploreJS(t *testing.T, dir, name, src string, tune func(*interleave.Option
 	if tune != nil {
 		tune(&o)
 	}
-	res, err := interleave.Explore(testCtx(t), l.Scenario, o)
+	res, err := interleave.Explore(fixture.Context(t), l.Scenario, o)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -90,8 +92,11 @@ func TestJSOutcomesFollowWhatTheCodeThrows(t *testing.T) {
 			interleave.OutcomeActorError, `actor bob failed: invalid input syntax for type integer: "x" (SQLSTATE 22P02)`},
 		{"setup-throws", "throw new Error('no fixtures today');", oneQuery, oneQuery, `assert.ok(true);`,
 			interleave.OutcomeHarnessError, "setup failed: no fixtures today"},
+		// A value JSON cannot hold is the harness's failure, not the
+		// actor's (scenario/js.go, actorError), since the engine honours
+		// ErrHarness for actors (commit 1f4eb5e).
 		{"actor-value-not-json", "", oneQuery + "; return 10n;", oneQuery, `assert.ok(true);`,
-			interleave.OutcomeActorError, "actor alice failed: returned a value that cannot be recorded as JSON: Do not know how to serialize a BigInt"},
+			interleave.OutcomeHarnessError, "actor alice could not run: returned a value that cannot be recorded as JSON: Do not know how to serialize a BigInt"},
 		{"pass-with-values-and-logs", `console.log('{"id":1,"ok":false}'); console.error('setup says hi');`,
 			`console.log('{"id":2,"ok":true,"value":"forged"}'); ` + oneQuery + `; return { who: actor, big: 9007199254740993n.toString(), list: [1, 'two', null] };`,
 			oneQuery + "; return null;",
@@ -138,17 +143,24 @@ func TestJSNodeKilledMidAttempt(t *testing.T) {
 	path := filepath.Join(dir, "killed.mjs")
 	os.WriteFile(path, []byte(jsModule("killed", "", waitForKill, oneQuery, "assert.ok(true);")), 0o644)
 	l := loadJS(t, path)
+	type explored struct {
+		res *interleave.Result
+		err error
+	}
+	done := make(chan explored, 1)
 	go func() {
-		for i := 0; i < 600; i++ {
-			if b, err := os.ReadFile(marker); err == nil && len(b) > 0 {
-				pid, _ := strconv.Atoi(string(b))
-				syscall.Kill(pid, syscall.SIGKILL)
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		res, err := interleave.Explore(fixture.Context(t), l.Scenario, opts(l.Options))
+		done <- explored{res, err}
 	}()
-	res, err := interleave.Explore(testCtx(t), l.Scenario, opts(l.Options))
+	var pid int
+	poll.Until(t, "alice's Node process to write its pid to "+marker, func() bool {
+		b, _ := os.ReadFile(marker)
+		pid, _ = strconv.Atoi(string(b))
+		return pid > 0
+	})
+	syscall.Kill(pid, syscall.SIGKILL)
+	r := <-done
+	res, err := r.res, r.err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +179,7 @@ func TestJSNodeKilledMidAttempt(t *testing.T) {
 
 	// The next search on the same scenario starts a fresh process (which
 	// dies the same way).
-	again, err := interleave.Explore(testCtx(t), l2.Scenario, opts(l2.Options))
+	again, err := interleave.Explore(fixture.Context(t), l2.Scenario, opts(l2.Options))
 	if err != nil || again.Outcome != interleave.OutcomeHarnessError || !strings.Contains(again.Message, want) {
 		t.Fatalf("second search: %v %s: %s", err, again.Outcome, again.Message)
 	}

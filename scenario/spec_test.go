@@ -9,22 +9,31 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
-// The specs and the tester's expected outputs (PostgreSQL's own test data,
-// read where they are kept; see /work/shared/pg-isolation/README.md).
-const isolationData = "/work/shared/pg-isolation"
+// isolationData is the directory of PostgreSQL's isolation specs and the
+// tester's expected outputs: PostgreSQL's own test data, unchanged, kept
+// beside the repository (../shared/pg-isolation, with its provenance and
+// licence in its README.md), never copied into it.
+func isolationData(t testing.TB) string {
+	t.Helper()
+	return testenv.Shared(t, "pg-isolation", "README.md", "specs/deadlock-simple.spec", "expected/deadlock-simple.out")
+}
 
 // oldFormat are the three expected files in the pre-PostgreSQL-14 result
 // layout (note 2 of the README): a current tester prints their result rows
 // differently, so they are compared on outcomes only.
 var oldFormat = map[string]bool{"temporal-range-integrity": true, "total-cash": true, "insert-conflict-do-update": true}
 
-func specPath(name string) string { return filepath.Join(isolationData, "specs", name+".spec") }
+func specPath(t testing.TB, name string) string {
+	return filepath.Join(isolationData(t), "specs", name+".spec")
+}
 
 func expectedOutput(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(isolationData, "expected", name+".out"))
+	b, err := os.ReadFile(filepath.Join(isolationData(t), "expected", name+".out"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +45,7 @@ func TestParseSpecsOfPostgreSQL(t *testing.T) {
 		"deadlock-simple": {2, 1}, "multiple-row-versions": {4, 1}, "receipt-report": {3, 0},
 		"insert-conflict-do-nothing": {2, 2}, "simple-write-skew": {2, 0},
 	} {
-		s, err := LoadSpec(specPath(name))
+		s, err := LoadSpec(specPath(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +53,7 @@ func TestParseSpecsOfPostgreSQL(t *testing.T) {
 			t.Fatalf("%s: %d sessions, %d permutations", name, len(s.Sessions), len(s.Permutations))
 		}
 	}
-	s, _ := LoadSpec(specPath("deadlock-simple"))
+	s, _ := LoadSpec(specPath(t, "deadlock-simple"))
 	if got := s.Sessions[0]; got.Name != "s1" || got.Setup != "BEGIN;" || got.Steps[1].Name != "s1ae" || got.Steps[1].SQL != "LOCK TABLE a1 IN ACCESS EXCLUSIVE MODE;" {
 		t.Fatalf("session s1: %+v %+v", got, got.Steps[1])
 	}
@@ -148,9 +157,9 @@ func outcomes(out string) string {
 // completed markers, ERROR lines), not on result tables, and are checked to
 // differ from the current format only in those tables.
 func TestSpecsMatchTheTestersExpectedOutput(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join(isolationData, "specs", "*.spec"))
+	names, err := filepath.Glob(filepath.Join(isolationData(t), "specs", "*.spec"))
 	if err != nil || len(names) != 16 {
-		t.Fatalf("want the 16 specs in %s: %v %v", isolationData, names, err)
+		t.Fatalf("want the 16 specs in %s: %v %v", isolationData(t), names, err)
 	}
 	start := time.Now()
 	exact := 0
@@ -163,7 +172,7 @@ func TestSpecsMatchTheTestersExpectedOutput(t *testing.T) {
 			}
 			began := time.Now()
 			var out bytes.Buffer
-			code, err := RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out)
+			code, err := RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out)
 			if err != nil || code != 0 {
 				t.Fatalf("exit %d: %v\n%s", code, err, out.String())
 			}
@@ -189,7 +198,7 @@ func TestSpecsMatchTheTestersExpectedOutput(t *testing.T) {
 // waiting on s2's lock (the tester's <waiting ...>), s2ae's upgrade is the
 // deadlock, and s1ae completes after it.
 func TestDeadlockSimpleRecordsTheLockWait(t *testing.T) {
-	spec, err := LoadSpec(specPath("deadlock-simple"))
+	spec, err := LoadSpec(specPath(t, "deadlock-simple"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +207,7 @@ func TestDeadlockSimpleRecordsTheLockWait(t *testing.T) {
 	pool := newDBPool(o.Server.Use, false)
 	defer pool.Close()
 	o.Server.Use = pool
-	out, code, err := spec.runPermutation(testCtx(t), perms[0], o)
+	out, code, err := spec.runPermutation(fixture.Context(t), perms[0], o)
 	if err != nil || code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}
@@ -224,13 +233,13 @@ func TestDeadlockSimpleRecordsTheLockWait(t *testing.T) {
 // With --expected, RunSpec says whether the output matches, and prints a
 // unified diff (exit 1) when it does not.
 func TestRunSpecComparesWithTheExpectedFile(t *testing.T) {
-	spec, err := LoadSpec(specPath("read-write-unique"))
+	spec, err := LoadSpec(specPath(t, "read-write-unique"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Expected = filepath.Join(isolationData, "expected", "read-write-unique.out")
+	spec.Expected = filepath.Join(isolationData(t), "expected", "read-write-unique.out")
 	var out bytes.Buffer
-	code, err := RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out)
+	code, err := RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out)
 	if err != nil || code != 0 || !strings.Contains(out.String(), "read-write-unique: the output matches") {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out.String())
 	}
@@ -238,7 +247,7 @@ func TestRunSpecComparesWithTheExpectedFile(t *testing.T) {
 	os.WriteFile(wrong, []byte(strings.Replace(expectedOutput(t, "read-write-unique"), "step w2: <... completed>\n", "step w2: <... completed>\nERROR:  something else\n", 1)), 0o644)
 	spec.Expected = wrong
 	out.Reset()
-	code, err = RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out)
+	code, err = RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out)
 	if err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out.String())
 	}
@@ -300,7 +309,7 @@ func TestSpecSessionsIgnoreTheCallersTimeZone(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := RunSpec(testCtx(t), spec, opts(interleave.Options{}), &out); err != nil {
+	if _, err := RunSpec(fixture.Context(t), spec, opts(interleave.Options{}), &out); err != nil {
 		t.Fatal(err)
 	}
 	const want = "Mon Jan 01 04:00:00 2024 PST"

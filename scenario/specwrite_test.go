@@ -14,13 +14,16 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
-const counterSetupSQL = "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0);"
+const counterSetupSQL = fixture.CounterSetup + ";"
 
-// pgxCounter is the lost update written with pgx: its UPDATE sends n+1 as a
-// binary int4 parameter.
+// pgxCounter is the counter whose read passes the id as a text parameter
+// ("1" for $1) and whose write sends n+1 as a binary int4 parameter: the
+// two kinds of value a written spec must turn into literals.
 func pgxCounter() interleave.Scenario {
 	inc := func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs)
@@ -35,30 +38,15 @@ func pgxCounter() interleave.Scenario {
 		_, err = c.Exec(ctx, "UPDATE counter SET n = $1 WHERE id = 1", n+1)
 		return n, err
 	}
-	return interleave.Scenario{
-		Name: "counter",
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, counterSetupSQL)
-			return err
-		},
-		Actors: []interleave.Actor{{Name: "alice", Run: inc}, {Name: "bob", Run: inc}},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
-				return err
-			}
-			if n != 2 {
-				return fmt.Errorf("got %d, want 2", n)
-			}
-			return nil
-		},
-	}
+	sc := fixture.Counter(false)
+	sc.Actors = []interleave.Actor{{Name: "alice", Run: inc}, {Name: "bob", Run: inc}}
+	return sc
 }
 
 // A recorded failure written as a spec runs under the spec runner in the
 // recorded order and loses the update again.
 func TestSpecFromArtifactReplaysTheOrder(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	res, err := interleave.Explore(ctx, pgxCounter(), opts(interleave.Options{}))
 	if err != nil || res.Outcome != interleave.OutcomeViolation {
 		t.Fatalf("record: %v %v", err, res)
@@ -92,7 +80,7 @@ func TestSpecFromArtifactReplaysTheOrder(t *testing.T) {
 }
 
 func TestSpecFromArtifactSaysWhatItCannotCarry(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	res, err := interleave.Explore(ctx, pgxCounter(), opts(interleave.Options{}))
 	if err != nil || res.Artifact == nil {
 		t.Fatalf("record: %v %v", err, res)
@@ -135,7 +123,8 @@ func isolationTester(t *testing.T) (string, []string) {
 			return p, env
 		}
 	}
-	t.Fatalf("PostgreSQL's isolationtester was not found beside %s (Debian: apt-get install postgresql-client-N)", bin)
+	testenv.Require(t, "PostgreSQL's isolationtester", fmt.Errorf("not found beside %s", bin),
+		"install it beside the server (Debian: apt-get install -y postgresql-client-N for server major N; scripts/ensure-deps isolationtester)")
 	return "", nil
 }
 
@@ -146,7 +135,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // runner prints for the same file.
 func TestSpecFromArtifactRunsUnderPostgreSQLsIsolationTester(t *testing.T) {
 	tester, env := isolationTester(t)
-	ctx := testCtx(t)
+	ctx := fixture.Context(t)
 	res, err := interleave.Explore(ctx, pgxCounter(), opts(interleave.Options{}))
 	if err != nil || res.Outcome != interleave.OutcomeViolation {
 		t.Fatalf("record: %v %v", err, res)
@@ -211,14 +200,14 @@ func runIsolationTester(t *testing.T, ctx context.Context, tester string, env []
 // specs whose stored expected files are in the pre-14 format.
 func TestSpecsMatchPostgreSQLsIsolationTesterLive(t *testing.T) {
 	tester, env := isolationTester(t)
-	names, err := filepath.Glob(filepath.Join(isolationData, "specs", "*.spec"))
+	names, err := filepath.Glob(filepath.Join(isolationData(t), "specs", "*.spec"))
 	if err != nil || len(names) != 16 {
-		t.Fatalf("want the 16 specs in %s: %v %v", isolationData, names, err)
+		t.Fatalf("want the 16 specs in %s: %v %v", isolationData(t), names, err)
 	}
 	for _, path := range names {
 		name := strings.TrimSuffix(filepath.Base(path), ".spec")
 		t.Run(name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := fixture.Context(t)
 			theirs := runIsolationTester(t, ctx, tester, env, path)
 			spec, err := LoadSpec(path)
 			if err != nil {

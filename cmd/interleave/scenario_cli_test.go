@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // Scenario files on the command line, run in-process (no Go program is
@@ -22,7 +24,7 @@ func TestCLIScenarioFiles(t *testing.T) {
 	art := filepath.Join(tmp, "f.json")
 	bad := filepath.Join(tmp, "bad.yaml")
 	os.WriteFile(bad, []byte("name: counter\nactors:\n  - name: alice\n    command: [true]\n  - name: bob\n"), 0o644)
-	const isolation = "/work/shared/pg-isolation"
+	isolation := testenv.Shared(t, "pg-isolation", "specs/deadlock-simple.spec", "expected/deadlock-simple.out")
 	run := func(args ...string) (int, string) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = root

@@ -8,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/scenario"
 )
@@ -37,13 +37,8 @@ func TestMain(m *testing.M) {
 
 func TestNodeSeatBooking(t *testing.T) {
 	ctx := testCtx(t)
-	need(t, "node and npm", func() error {
-		_, err := exec.LookPath("node")
-		if err == nil {
-			_, err = exec.LookPath("npm")
-		}
-		return err
-	}, "nodejs", "npm")
+	testenv.Command(t, "node", "install Node.js and npm (apt-get install -y nodejs npm)")
+	testenv.Command(t, "npm", "install Node.js and npm (apt-get install -y nodejs npm)")
 	npmCI(t, ctx, "node")
 	check(t, ctx, "node", "Seat 12A must be booked exactly once")
 }
@@ -52,19 +47,17 @@ func TestPythonDoubleClaimedJob(t *testing.T) {
 	ctx := testCtx(t)
 	// The actors run Debian's Python (/usr/bin/python3), where
 	// python3-psycopg2 installs psycopg2.
-	need(t, "psycopg2 for /usr/bin/python3", func() error {
-		out, err := exec.Command("/usr/bin/python3", "-c", "import psycopg2").CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
-		}
-		return nil
-	}, "python3-psycopg2")
+	out, err := exec.Command("/usr/bin/python3", "-c", "import psycopg2").CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+	}
+	testenv.Require(t, "psycopg2 for /usr/bin/python3", err, "install it (apt-get install -y python3-psycopg2)")
 	check(t, ctx, "python", "Job 1 must be run by exactly one worker")
 }
 
 func TestPsqlOversell(t *testing.T) {
 	ctx := testCtx(t)
-	need(t, "psql", func() error { _, err := exec.LookPath("psql"); return err }, "postgresql-client")
+	testenv.Command(t, "psql", "install PostgreSQL's client (apt-get install -y postgresql-client)")
 	check(t, ctx, "psql", "One item in stock must make exactly one order")
 }
 
@@ -119,43 +112,6 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// need makes sure a tool the actors use is there, installing the Debian
-// packages when it is not; it fails the test (never skips) when it cannot.
-func need(t *testing.T, what string, have func() error, debianPackages ...string) {
-	t.Helper()
-	if have() == nil {
-		return
-	}
-	t.Logf("%s missing: installing %s", what, strings.Join(debianPackages, " "))
-	if err := aptInstall(debianPackages...); err != nil {
-		t.Fatalf("%s is needed and could not be installed: %v", what, err)
-	}
-	if err := have(); err != nil {
-		t.Fatalf("%s is still missing after installing %s: %v", what, strings.Join(debianPackages, " "), err)
-	}
-}
-
-var aptMu sync.Mutex
-
-func aptInstall(pkgs ...string) error {
-	aptMu.Lock()
-	defer aptMu.Unlock()
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		return fmt.Errorf("apt-get is not available; install %s with the machine's package manager", strings.Join(pkgs, " "))
-	}
-	var prefix []string
-	if os.Geteuid() != 0 {
-		prefix = []string{"sudo", "-n"}
-	}
-	for _, args := range [][]string{{"apt-get", "update", "-qq"}, append([]string{"apt-get", "install", "-y", "-qq"}, pkgs...)} {
-		argv := append(append(append([]string{}, prefix...), "env", "DEBIAN_FRONTEND=noninteractive"), args...)
-		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
-		}
-	}
-	return nil
 }
 
 // npmCI installs dir's pinned packages (package-lock.json) when

@@ -13,35 +13,20 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // Files are the example's files: the scenario, the application code it
 // imports, and package.json (which asks for pg).
 var Files = []string{"scenario.mjs", "counter.mjs", "package.json"}
 
-// Dir is the example's directory: $INTERLEAVE_SEED_EXAMPLE, or
-// ../shared/seed-example beside the repository's root (the directory of
-// go.mod above the working directory). It fails tb when a file is missing.
+// Dir is the example's directory, seed-example in the shared test data
+// beside the repository (internal/testenv.Shared): when a file is missing,
+// tb fails in CI and is skipped elsewhere.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("INTERLEAVE_SEED_EXAMPLE")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		root := wd
-		for !isRegular(filepath.Join(root, "go.mod")) {
-			if filepath.Dir(root) == root {
-				tb.Fatalf("no go.mod above %s: cannot find the repository root", wd)
-			}
-			root = filepath.Dir(root)
-		}
-		dir = filepath.Join(filepath.Dir(root), "shared", "seed-example")
-	}
-	for _, f := range Files {
-		if !isRegular(filepath.Join(dir, f)) {
-			tb.Fatalf("the original tool's example is missing %s in %s (the repository's ../shared/seed-example); set INTERLEAVE_SEED_EXAMPLE to the directory that holds it", f, dir)
-		}
-	}
-	return dir
+	return testenv.Shared(tb, "seed-example", Files...)
 }
 
 var npm struct {
@@ -58,6 +43,7 @@ var npm struct {
 func Installed(tb testing.TB) string {
 	tb.Helper()
 	seed := Dir(tb)
+	testenv.Command(tb, "npm", "install Node.js and npm (apt-get install -y nodejs npm; scripts/ensure-deps node)")
 	npm.once.Do(func() {
 		pkg, err := os.ReadFile(filepath.Join(seed, "package.json"))
 		if err != nil {
@@ -102,6 +88,7 @@ func Installed(tb testing.TB) string {
 func Project(tb testing.TB, modules bool, extra map[string]string) string {
 	tb.Helper()
 	seed := Dir(tb)
+	testenv.Command(tb, "node", "install Node.js (apt-get install -y nodejs; scripts/ensure-deps node)")
 	dir := tb.TempDir()
 	for _, f := range Files {
 		data, err := os.ReadFile(filepath.Join(seed, f))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testenv"
 )
 
 // fakePG is a node-postgres stand-in: these tests never reach a server.
@@ -30,9 +34,10 @@ const fakePG = `exports.Client = class Client {
 `
 
 // fakeProject writes src as scenario.mjs in a new directory beside the
-// fake pg and returns its path.
+// fake pg and returns its path. The tests need node, nothing else.
 func fakeProject(tb testing.TB, src string) string {
 	tb.Helper()
+	testenv.Command(tb, "node", "install Node.js (apt-get install -y nodejs; scripts/ensure-deps node)")
 	dir := tb.TempDir()
 	pg := filepath.Join(dir, "node_modules", "pg")
 	os.MkdirAll(pg, 0o755)
@@ -88,6 +93,18 @@ func pidOf(t *testing.T, h *Host, db string) int {
 	return pid
 }
 
+// idleFor reports whether a database's process has been idle for d.
+func (h *Host) idleFor(d time.Duration) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.procs {
+		if p.key != "" && p.inflight == 0 && time.Since(p.lastUse) >= d {
+			return true
+		}
+	}
+	return false
+}
+
 // Requests go to one process per database: the first database takes over
 // the process that loaded the scenario, a second one gets its own, and a
 // database idle for takeOverAfter gives its process to the next new one.
@@ -101,7 +118,7 @@ func TestProcessPerDatabase(t *testing.T) {
 	if !slices.Equal(first, []int{p1}) || p2 == p1 || pidOf(t, h, "db1") != p1 || pidOf(t, h, "db2") != p2 {
 		t.Fatalf("loader %v, db1 %d, db2 %d", first, p1, p2)
 	}
-	time.Sleep(2 * takeOverAfter)
+	poll.Until(t, "a process idle for takeOverAfter", func() bool { return h.idleFor(takeOverAfter) })
 	p3 := pidOf(t, h, "db3")
 	if p3 != p1 && p3 != p2 || len(h.Pids()) != 2 {
 		t.Fatalf("db3 ran in %d with processes %v; want one of %d, %d taken over", p3, h.Pids(), p1, p2)
@@ -159,7 +176,7 @@ func TestCloseEndsTheProcessGroup(t *testing.T) {
 import { defineScenario } from '@pginterleave/interleave';
 export default defineScenario({
   name: 'spawner', async setup() {}, async invariant() {},
-  actors: { async alice() { return spawn('sleep', ['60']).pid; }, async bob() {} },
+  actors: { async alice() { return spawn('sleep', ['600']).pid; }, async bob() {} },
 });
 `)
 	v, err := h.Actor(ctxFor(t, 20*time.Second), "db", "alice", "postgres://u@127.0.0.1:1/db")
@@ -173,26 +190,17 @@ export default defineScenario({
 	node := h.Pids()
 	h.Close()
 	for _, pid := range append(node, child) {
-		if alive(pid) {
-			t.Fatalf("process %d outlived Close (Node %v, its child %d)", pid, node, child)
-		}
+		poll.Until(t, fmt.Sprintf("process %d to end after Close (Node %v, its child %d)", pid, node, child), func() bool { return !running(pid) })
 	}
 	if _, err := h.Actor(context.Background(), "db", "alice", "postgres://u@127.0.0.1:1/db"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
 
-// alive reports whether pid runs (a zombie awaiting its parent does not),
-// allowing a moment for the kill to land.
-func alive(pid int) bool {
-	for i := 0; i < 40; i++ {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return syscall.Kill(pid, 0) == nil
+// running reports whether pid runs (a zombie awaiting its parent does not).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
 }
 
 // A Node host never outlives the Go process that started it, even one
@@ -203,6 +211,8 @@ func TestHostEndsWithItsGoProcess(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "JSHOST_HELPER="+path)
 	stdout, _ := cmd.StdoutPipe()
+	stdin, _ := cmd.StdinPipe() // the helper's lifeline: it ends at EOF
+	defer stdin.Close()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -215,14 +225,13 @@ func TestHostEndsWithItsGoProcess(t *testing.T) {
 	defer os.RemoveAll(files) // the killed helper could not remove them
 	cmd.Process.Kill()        // SIGKILL: no Close, no deferred cleanup
 	cmd.Wait()
-	if alive(pid) {
-		syscall.Kill(-pid, syscall.SIGKILL)
-		t.Fatalf("Node %d outlived the Go process that started it", pid)
-	}
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) }) // were it to outlive it
+	poll.Until(t, fmt.Sprintf("Node %d to end with the Go process that started it", pid), func() bool { return !running(pid) })
 }
 
 // TestMain runs the helper process of TestHostEndsWithItsGoProcess when
-// asked to: it starts a host, prints the Node pid and waits to be killed.
+// asked to: it starts a host, prints the Node pid and waits to be killed
+// (or for its stdin to close, should the test end without killing it).
 func TestMain(m *testing.M) {
 	path := os.Getenv("JSHOST_HELPER")
 	if path == "" {
@@ -234,7 +243,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	fmt.Println(h.Pids()[0], h.files.dir)
-	time.Sleep(time.Minute)
+	io.Copy(io.Discard, os.Stdin)
 	os.Exit(2)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/bench"
 	"github.com/pginterleave/interleave/cmd/cli"
+	"github.com/pginterleave/interleave/internal/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
 )
@@ -246,7 +247,7 @@ func memory(ctx context.Context, srv *pgserver.Local, attempts, frontier int) {
 	sc := interleave.Scenario{
 		Name: "memory",
 		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, bench.CounterSetup)
+			_, err := db.Exec(ctx, fixture.CounterSetup)
 			return err
 		},
 		Actors:    []interleave.Actor{{Name: "a", Run: one}, {Name: "b", Run: one}, {Name: "c", Run: one}, {Name: "d", Run: one}},

@@ -28,6 +28,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pginterleave/interleave"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -62,16 +63,25 @@ func FindOrCreateFixed(db *gorm.DB, name string) (Tag, error) {
 
 // Open opens GORM on connString with one connection: one request, one
 // connection.
+//
+// GORM runs on database/sql with pgx's driver, which pings a connection
+// that sat idle for more than a second before handing it out again. Under
+// Interleave a held command can make any pause that long, so the "-- ping"
+// would be sent in some orders and not in others (the run then diverges
+// from its plan): scenario code must not depend on the clock, and Open
+// turns that ping off.
 func Open(connString string) (*gorm.DB, error) {
-	db, err := gorm.Open(postgres.Open(connString), &gorm.Config{Logger: logger.Default.LogMode(logger.Silent)})
+	cfg, err := pgx.ParseConfig(connString)
 	if err != nil {
 		return nil, err
 	}
-	sqlDB, err := db.DB()
-	if err != nil {
-		return nil, err
-	}
+	sqlDB := stdlib.OpenDB(*cfg, stdlib.OptionShouldPing(func(context.Context, stdlib.ShouldPingParams) bool { return false }))
 	sqlDB.SetMaxOpenConns(1)
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), &gorm.Config{Logger: logger.Default.LogMode(logger.Silent)})
+	if err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

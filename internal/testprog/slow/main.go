@@ -1,16 +1,23 @@
 // Command slow is a scenario program for tests that need a long search: three
-// actors with four units each have 34,650 orders. It never violates.
+// actors with four units each have 34,650 orders. It never violates. When
+// $SLOW_RUNS names a file, every actor run appends a line to it (whether or
+// not its SQL succeeds), so that a test can wait until the search is well
+// under way.
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 )
 
 func worker(ctx context.Context, cs string) (any, error) {
+	if err := countRun(); err != nil {
+		return nil, err
+	}
 	c, err := pgx.Connect(ctx, cs)
 	if err != nil {
 		return nil, err
@@ -43,4 +50,21 @@ func main() {
 			return nil
 		},
 	})
+}
+
+// countRun appends a line to $SLOW_RUNS, if set.
+func countRun() error {
+	path := os.Getenv("SLOW_RUNS")
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString("run\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
