@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave/fingerprint"
 	"github.com/pginterleave/interleave/netproxy"
 	"github.com/pginterleave/interleave/pgserver"
@@ -33,6 +34,27 @@ type attemptResult struct {
 	Victims   []int // the deadlock-victim order the attempt ran with
 }
 
+// serverTerminated is pgserver.Terminated after an attempt ended with
+// outcome. When it did not pass and the server no longer answers on the
+// control connection, the server may have been killed a moment ago, its
+// exit not yet reaped: then it waits for that (briefly) rather than blame
+// an actor, the setup or the invariant for the connection that broke.
+func (w *worker) serverTerminated(outcome Outcome) error {
+	if err := pgserver.Terminated(w.env.server); err != nil || outcome == OutcomePass {
+		return err
+	}
+	if w.control != nil && !w.control.IsClosed() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := w.control.Ping(ctx)
+		cancel()
+		var pgErr *pgconn.PgError
+		if err == nil || errors.As(err, &pgErr) { // the server answered
+			return nil
+		}
+	}
+	return pgserver.TerminatedWithin(w.env.server, 5*time.Second)
+}
+
 // run executes one attempt of sc under policy on the worker's database.
 func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, victims []int) *attemptResult {
 	res := &attemptResult{Started: time.Now()}
@@ -40,7 +62,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	defer w.scrub(res) // no password, nothing over the limits, on any path (runs last)
 	defer func() {
 		res.Duration = time.Since(res.Started)
-		if err := pgserver.Terminated(w.env.server); err != nil {
+		if err := w.serverTerminated(res.Outcome); err != nil {
 			// The server died: whatever the actors or the setup saw is
 			// its consequence, not their fault.
 			res.Outcome, res.Message = OutcomeHarnessError, err.Error()

@@ -445,6 +445,9 @@ func (l *Local) storeMD5Password(ctx context.Context) error {
 	return err
 }
 
+// exitedCh implements TerminatedWithin.
+func (l *Local) exitedCh() <-chan struct{} { return l.exited }
+
 // terminated implements Terminated.
 func (l *Local) terminated() error {
 	select {

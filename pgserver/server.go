@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"time"
 )
 
 // Endpoint says how a proxy reaches the server.
@@ -75,4 +76,20 @@ func Terminated(s Server) error {
 		return t.terminated()
 	}
 	return nil
+}
+
+// TerminatedWithin is Terminated, waiting up to d for a managed server
+// that is still seen running to end: a killed postmaster breaks its
+// clients' connections a moment before its exit is reaped, and a caller
+// that saw a connection break asks whether that was the server.
+func TerminatedWithin(s Server, d time.Duration) error {
+	if t, ok := s.(interface{ exitedCh() <-chan struct{} }); ok {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-t.exitedCh():
+		case <-timer.C:
+		}
+	}
+	return Terminated(s)
 }
