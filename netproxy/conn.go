@@ -265,25 +265,9 @@ func (c *conn) forward() error {
 	inflight := false
 	units := 0
 	for {
-		typ, s, e, err := c.fr.next()
+		typ, s, e, err := c.nextAttached()
 		if err != nil {
-			if err == io.EOF && !c.attached() && !c.answered && c.plusOffered.Load() {
-				return c.fail(ErrChannelBinding)
-			}
 			return err
-		}
-		if !c.attached() {
-			if typ == 'p' {
-				if err := c.forwardAuthResponse(s, e); err != nil {
-					return err
-				}
-				continue
-			}
-			select {
-			case <-c.readyCh:
-			case <-c.pumped:
-				return errServerGone
-			}
 		}
 		if typ == 'H' && c.flushFollowed() {
 			// A Flush sent together with more of the cycle (node-postgres

@@ -12,31 +12,43 @@ import (
 // client, one write to the server, whatever the client pipelines. Messages
 // are never split, so a record always holds whole messages.
 func (c *conn) forwardAll() error {
+	_, s, _, err := c.nextAttached()
+	if err != nil {
+		return err
+	}
+	// Attached: this message and whatever follows go through the
+	// streaming loop.
+	c.fr.pos = s
+	return c.streamMessages()
+}
+
+// nextAttached is the client's next whole message once the session is
+// attached. Before that, authentication responses ('p') go to the server
+// as they come, and any other message waits for the server's first
+// ReadyForQuery (or fails if the server's side ended first).
+func (c *conn) nextAttached() (typ byte, s, e int, err error) {
 	for {
-		typ, s, e, err := c.fr.next()
+		typ, s, e, err = c.fr.next()
 		if err != nil {
 			if err == io.EOF && !c.attached() && !c.answered && c.plusOffered.Load() {
-				return c.fail(ErrChannelBinding)
+				return 0, 0, 0, c.fail(ErrChannelBinding)
 			}
-			return err
+			return 0, 0, 0, err
 		}
 		if !c.attached() {
 			if typ == 'p' {
 				if err := c.forwardAuthResponse(s, e); err != nil {
-					return err
+					return 0, 0, 0, err
 				}
 				continue
 			}
 			select {
 			case <-c.readyCh:
 			case <-c.pumped:
-				return errServerGone
+				return 0, 0, 0, errServerGone
 			}
 		}
-		// Attached: this message and whatever follows go through the
-		// streaming loop.
-		c.fr.pos = s
-		return c.streamMessages()
+		return typ, s, e, nil
 	}
 }
 
