@@ -82,11 +82,28 @@ func Bundle(ctx context.Context, o Options) error {
 			return fmt.Errorf("%s changed since the recording; a bundle of these sources would not replay exactly (record again first)", f.Path)
 		}
 	}
-	artAbs, err := filepath.Abs(o.Artifact)
+	if err := build(out, root, o.Artifact, func(dir string) error {
+		return writeBundle(ctx, o, dir, rec, root, progAbs, progRel, files)
+	}); err != nil {
+		return err
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "wrote %s and published the bundle\n", ManifestName)
+	}
+	return nil
+}
+
+// build makes the bundle out: it refuses to replace the sources under base
+// or the artifact, has write fill a staging directory beside out with the
+// bundle's own files, adds the artifact, makes every file private, writes
+// the manifest and renames the whole into place. On any error nothing is
+// left behind.
+func build(out, base, artifactPath string, write func(dir string) error) error {
+	artAbs, err := filepath.Abs(artifactPath)
 	if err != nil {
 		return err
 	}
-	if err := refuseReplacing(out, root, artAbs); err != nil {
+	if err := refuseReplacing(out, base, artAbs); err != nil {
 		return err
 	}
 	staging, err := stagingDir(out)
@@ -99,7 +116,19 @@ func Bundle(ctx context.Context, o Options) error {
 			discard(staging)
 		}
 	}()
-	if err := writeBundle(ctx, o, staging, rec, root, progAbs, progRel, files); err != nil {
+	if err := write(staging); err != nil {
+		return err
+	}
+	if err := copyFile(artifactPath, filepath.Join(staging, "artifact.json")); err != nil {
+		return err
+	}
+	if err := makePrivate(staging); err != nil {
+		return err
+	}
+	if err := dropOwnerRecord(staging); err != nil {
+		return err
+	}
+	if err := writeManifest(staging); err != nil {
 		return err
 	}
 	if err := publish(staging, out); err != nil {
@@ -109,7 +138,8 @@ func Bundle(ctx context.Context, o Options) error {
 	return nil
 }
 
-// writeBundle writes every file of the bundle into dir.
+// writeBundle writes the files of a Go bundle into dir: the sources, the
+// vendored dependencies, the built program, the replay script and README.
 func writeBundle(ctx context.Context, o Options, dir string, rec *artifact.Artifact, root, progAbs, progRel string, files []artifact.SourceFile) error {
 	logf := func(format string, args ...any) {
 		if o.Log != nil {
@@ -141,26 +171,10 @@ func writeBundle(ctx context.Context, o Options, dir string, rec *artifact.Artif
 		return fmt.Errorf("build the scenario program: %w", err)
 	}
 	logf("built bin/scenario for %s/%s with %s", runtime.GOOS, runtime.GOARCH, runtime.Version())
-	if err := copyFile(o.Artifact, filepath.Join(dir, "artifact.json")); err != nil {
-		return err
-	}
 	if err := os.WriteFile(filepath.Join(dir, "replay"), []byte(replayScript(progRel)), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme(rec, progRel)), 0o600); err != nil {
-		return err
-	}
-	if err := makePrivate(dir); err != nil {
-		return err
-	}
-	if err := dropOwnerRecord(dir); err != nil {
-		return err
-	}
-	if err := writeManifest(dir); err != nil {
-		return err
-	}
-	logf("wrote %s", ManifestName)
-	return nil
+	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme(rec, progRel)), 0o600)
 }
 
 // offlineEnv is how the bundle's sources build: vendored, no network, the

@@ -74,75 +74,44 @@ func BundleFile(ctx context.Context, o FileOptions) error {
 			}
 		}
 	}
-	artAbs, err := filepath.Abs(o.Artifact)
-	if err != nil {
-		return err
-	}
-	if err := refuseReplacing(out, base, artAbs); err != nil {
-		return err
-	}
-	staging, err := stagingDir(out)
-	if err != nil {
-		return err
-	}
-	published := false
-	defer func() {
-		if !published {
-			discard(staging)
+	return build(out, base, o.Artifact, func(staging string) error {
+		logf := o.Log
+		if logf == nil {
+			logf = func(string, ...any) {}
 		}
-	}()
-	logf := o.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	src := filepath.Join(staging, "src")
-	for _, f := range o.Files {
-		if err := copyFile(f, filepath.Join(src, rel(base, f))); err != nil {
+		src := filepath.Join(staging, "src")
+		for _, f := range o.Files {
+			if err := copyFile(f, filepath.Join(src, rel(base, f))); err != nil {
+				return err
+			}
+		}
+		logf("copied %d scenario files", len(o.Files))
+		if nodeModules != "" {
+			real, err := filepath.EvalSymlinks(nodeModules) // a linked install is copied whole
+			if err != nil {
+				return err
+			}
+			n, err := copyTree(ctx, real, filepath.Join(src, rel(base, nodeModules)))
+			if err != nil {
+				return fmt.Errorf("copy %s: %w", nodeModules, err)
+			}
+			logf("copied node_modules (%d files)", n)
+		}
+		if err := copyFile(o.Interleave, filepath.Join(staging, "bin", "interleave")); err != nil {
 			return err
 		}
-	}
-	logf("copied %d scenario files", len(o.Files))
-	if nodeModules != "" {
-		real, err := filepath.EvalSymlinks(nodeModules) // a linked install is copied whole
-		if err != nil {
+		if err := os.Chmod(filepath.Join(staging, "bin", "interleave"), 0o700); err != nil {
 			return err
 		}
-		n, err := copyTree(ctx, real, filepath.Join(src, rel(base, nodeModules)))
-		if err != nil {
-			return fmt.Errorf("copy %s: %w", nodeModules, err)
+		scenarioRel := filepath.ToSlash(rel(base, o.Scenario))
+		if err := os.WriteFile(filepath.Join(staging, "replay"), []byte(fileReplayScript(scenarioRel)), 0o700); err != nil {
+			return err
 		}
-		logf("copied node_modules (%d files)", n)
-	}
-	if err := copyFile(o.Interleave, filepath.Join(staging, "bin", "interleave")); err != nil {
-		return err
-	}
-	if err := os.Chmod(filepath.Join(staging, "bin", "interleave"), 0o700); err != nil {
-		return err
-	}
-	if err := copyFile(o.Artifact, filepath.Join(staging, "artifact.json")); err != nil {
-		return err
-	}
-	scenarioRel := filepath.ToSlash(rel(base, o.Scenario))
-	if err := os.WriteFile(filepath.Join(staging, "replay"), []byte(fileReplayScript(scenarioRel)), 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(staging, "README.md"), []byte(fileReadme(rec, scenarioRel)), 0o600); err != nil {
-		return err
-	}
-	if err := makePrivate(staging); err != nil {
-		return err
-	}
-	if err := dropOwnerRecord(staging); err != nil {
-		return err
-	}
-	if err := writeManifest(staging); err != nil {
-		return err
-	}
-	if err := publish(staging, out); err != nil {
-		return err
-	}
-	published = true
-	return nil
+		if err := os.WriteFile(filepath.Join(staging, "README.md"), []byte(fileReadme(rec, scenarioRel)), 0o600); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 func kindName(k string) string {
