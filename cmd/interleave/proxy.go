@@ -40,6 +40,10 @@ func proxyCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proxy --upstream URL [--listen ADDR] [--capture FILE] [--pcap FILE]",
 		Short: "Record what any application sends to PostgreSQL: a transparent, recording wire-protocol proxy",
+		Example: `  interleave proxy --upstream postgres://localhost:5432 --listen 127.0.0.1:6432 --capture app.capture
+  DATABASE_URL=postgres://app@127.0.0.1:6432/app npm test      # in another shell; Ctrl+C the proxy after
+  interleave trace app.capture                                   # statements, round trips, protocol per connection
+  interleave proxy --upstream 'postgres://db.internal:5432?sslmode=verify-full' --capture app.capture --pcap app.pcapng`,
 		Long: `Listens on --listen and forwards every client connection to the server --upstream
 names, byte for byte and without gating: start-up and authentication (trust, md5,
 SCRAM) pass through, and the client authenticates as itself. Point the application
