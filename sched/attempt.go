@@ -257,7 +257,10 @@ func (l *lane) Await(ctx context.Context, u *netproxy.Unit) error {
 		return err
 	}
 	if err := a.awaitProducer(ctx, l); err != nil {
-		if a.laneErr == nil {
+		// Only a second producer is the lane's error. The connection's
+		// own end while it waited (its client killed, the proxy closing
+		// it) and an attempt already aborted say nothing of the scenario.
+		if errors.Is(err, ErrSecondProducer) && a.laneErr == nil {
 			a.laneErr = err
 		}
 		a.poke()
