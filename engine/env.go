@@ -188,15 +188,22 @@ func (w *worker) reset(ctx context.Context) error {
 	return pgserver.ResetDatabase(ctx, w.control, w.db, w.pristine, keep...)
 }
 
-// actorConnString is the connection string an actor gets: its proxy, the
-// worker's database, the server's credentials.
 // deadlockTimeout is an actor's deadlock_timeout for its place in the
-// victim order: PostgreSQL aborts the waiter whose timeout ends first, so
-// spacing them far above scheduling delays makes the order the victim.
+// victim order: PostgreSQL aborts the waiter whose timeout ends first
+// after the cycle closed. A waiter that began waiting earlier runs its
+// check earlier too, so the spacing must exceed the time between the
+// waits of one cycle (the scheduler's lock-wait confirmation, its
+// decision, the next send): 300 ms was not enough on a machine under a
+// load average of 8 (the differential test's deadlock-retry diverged), so
+// the first in the order waits 300 ms and each next one 1.5 s more. A
+// two-actor deadlock always ends after the first's 300 ms; only a cycle
+// without the first actor waits longer.
 func deadlockTimeout(rank int) time.Duration {
-	return 300*time.Millisecond + time.Duration(rank)*300*time.Millisecond
+	return 300*time.Millisecond + time.Duration(rank)*1500*time.Millisecond
 }
 
+// actorConnString is the connection string an actor gets: its proxy, the
+// worker's database, the server's credentials.
 func (w *worker) actorConnString(port, rank int) string {
 	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/" + w.db}
 	if p := w.env.server.Password(); p != "" {
