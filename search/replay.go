@@ -53,8 +53,12 @@ type ExactPolicy struct {
 
 // MaxPendingWait bounds how long an exact replay of a connection pool waits
 // for a recorded unit to become pending: far above any scheduling delay,
-// far below an attempt's deadline.
-const MaxPendingWait = 5 * time.Second
+// below an attempt's default deadline (30 s). The wait ends as soon as the
+// unit is pending, so the bound costs time only when the recording no
+// longer applies. 5 s was once not enough on a 2-core machine under a load
+// average of 7 (a fresh-clone test run beside the fault soak and a fuzz
+// campaign): a pool's goroutine sent nothing for that long.
+const MaxPendingWait = 15 * time.Second
 
 func (p *ExactPolicy) waitMore(step int) bool {
 	if p.rec.Limits.Connections != "multi-producer" {
