@@ -110,8 +110,10 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 			}
 		}
 	}()
+	rank := search.VictimRank(victims, len(sc.Actors))
 	for i := range sc.Actors {
-		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage})
+		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage,
+			Options: deadlockOptions(rank[i])})
 		if err != nil {
 			return res.harness("%v", err)
 		}
@@ -124,7 +126,6 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	defer cancelActors()
 	res.Actors = make([]ActorResult, len(sc.Actors))
 	res.Victims = victims
-	rank := search.VictimRank(victims, len(sc.Actors))
 	returned := make([]chan struct{}, len(sc.Actors))
 	for i := range sc.Actors {
 		returned[i] = make(chan struct{})
@@ -133,7 +134,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 			a := sc.Actors[i]
 			var v any
 			err := protect("actor "+a.Name, func() (err error) {
-				v, err = a.Run(actorCtx, w.actorConnString(proxies[i].Addr().Port, rank[i]))
+				v, err = a.Run(actorCtx, w.actorConnString(proxies[i].Addr().Port))
 				return err
 			})
 			res.Actors[i] = ActorResult{Actor: a.Name, Value: v, Err: err}

@@ -140,9 +140,6 @@ func commandEnv(name, connString string, extra []string) ([]string, string, erro
 	if password != "" {
 		env = append(env, "PGPASSWORD="+password)
 	}
-	if o := u.Query().Get("options"); o != "" {
-		env = append(env, "PGOPTIONS="+o) // the deadlock-victim order (libpq reads it)
-	}
 	return append(env, extra...), password, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -202,17 +201,25 @@ func deadlockTimeout(rank int) time.Duration {
 	return 300*time.Millisecond + time.Duration(rank)*1500*time.Millisecond
 }
 
+// deadlockOptions are the command-line options an actor's backends start
+// with, given by its proxy: its deadlock_timeout for its place in the
+// victim order.
+func deadlockOptions(rank int) string {
+	return fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds())
+}
+
 // actorConnString is the connection string an actor gets: its proxy, the
-// worker's database, the server's credentials.
-func (w *worker) actorConnString(port, rank int) string {
+// worker's database, the server's credentials. It carries no options: the
+// proxy adds them to the start-up packet (drivers treat options in a
+// connection string differently).
+func (w *worker) actorConnString(port int) string {
 	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/" + w.db}
 	if p := w.env.server.Password(); p != "" {
 		u.User = url.UserPassword(w.env.server.User(), p)
 	} else {
 		u.User = url.User(w.env.server.User())
 	}
-	// %20, not +: drivers decode the query as a URI, not as a form.
-	u.RawQuery = "sslmode=disable&options=" + strings.ReplaceAll(url.QueryEscape(fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds())), "+", "%20")
+	u.RawQuery = "sslmode=disable"
 	return u.String()
 }
 

@@ -2,6 +2,7 @@ package fingerprint
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 
 	"github.com/pginterleave/interleave/artifact"
@@ -121,13 +122,30 @@ func ConnectionDifferences(rec, now []artifact.ConnPrint) []string {
 	key := func(c artifact.ConnPrint) string { return fmt.Sprintf("%s#%d", c.Actor, c.Conn) }
 	recm := map[string]string{}
 	for _, c := range rec {
-		recm[key(c)] = fmt.Sprint(c.Params)
+		recm[key(c)] = fmt.Sprint(withoutOwnOptions(c.Params))
 	}
 	var d []string
 	for _, c := range now {
-		if r, ok := recm[key(c)]; ok && r != fmt.Sprint(c.Params) {
+		if r, ok := recm[key(c)]; ok && r != fmt.Sprint(withoutOwnOptions(c.Params)) {
 			d = append(d, fmt.Sprintf("connection %s start-up parameters %v, recorded %s", key(c), c.Params, r))
 		}
 	}
 	return d
+}
+
+// ownOptions is the options parameter Interleave itself once put into
+// actors' connection strings (the deadlock-victim order); its proxies add
+// it to the start-up packet now, so a recording made before has it and a
+// replay does not.
+var ownOptions = regexp.MustCompile(`^-c deadlock_timeout=[0-9]+ms$`)
+
+func withoutOwnOptions(params [][2]string) [][2]string {
+	out := make([][2]string, 0, len(params))
+	for _, p := range params {
+		if p[0] == "options" && ownOptions.MatchString(p[1]) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

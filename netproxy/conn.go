@@ -1,6 +1,7 @@
 package netproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -232,7 +233,11 @@ func (c *conn) startup() ([]string, error) {
 		c.up = up
 		c.mu.Unlock()
 		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
-		if _, err := up.Write(pkt); err != nil {
+		fwd := pkt
+		if c.p.cfg.Options != "" {
+			fwd = withOptions(code, params, c.p.cfg.Options)
+		}
+		if _, err := up.Write(fwd); err != nil {
 			return nil, err
 		}
 		c.fr.discard()
@@ -241,23 +246,57 @@ func (c *conn) startup() ([]string, error) {
 	}
 }
 
+// withOptions is a start-up packet of protocol version code with params,
+// extra appended to its options parameter (added when there is none).
+func withOptions(code uint32, params []string, extra string) []byte {
+	b := make([]byte, 8, 64)
+	binary.BigEndian.PutUint32(b[4:8], code)
+	found := false
+	for i := 0; i+1 < len(params); i += 2 {
+		k, v := params[i], params[i+1]
+		if k == "options" && !found {
+			found = true
+			if v != "" {
+				v += " "
+			}
+			v += extra
+		}
+		b = append(append(append(append(b, k...), 0), v...), 0)
+	}
+	if !found {
+		b = append(append(append(append(b, "options"...), 0), extra...), 0)
+	}
+	b = append(b, 0)
+	binary.BigEndian.PutUint32(b[0:4], uint32(len(b)))
+	return b
+}
+
+// parseStartupParams reads a start-up packet's name/value pairs (after
+// the protocol version): names are never empty (an empty one ends the
+// list), values may be.
 func parseStartupParams(b []byte) []string {
 	var out []string
-	for len(b) > 0 && b[0] != 0 {
-		i := 0
-		for i < len(b) && b[i] != 0 {
-			i++
+	for {
+		k, rest, ok := cString(b)
+		if !ok || k == "" {
+			return out
 		}
-		out = append(out, string(b[:i]))
-		if i >= len(b) {
-			break
+		v, rest, ok := cString(rest)
+		if !ok {
+			return out
 		}
-		b = b[i+1:]
+		out = append(out, k, v)
+		b = rest
 	}
-	if len(out)%2 == 1 {
-		out = out[:len(out)-1]
+}
+
+// cString splits a zero-terminated string off b.
+func cString(b []byte) (string, []byte, bool) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return "", nil, false
 	}
-	return out
+	return string(b[:i]), b[i+1:], true
 }
 
 // forward is the client-reading loop after the start-up packet.

@@ -32,6 +32,14 @@ type Config struct {
 	Profile Profile
 	// MaxMessage bounds one client message; 0 means DefaultMaxMessage.
 	MaxMessage int
+	// Options are PostgreSQL command-line options ("-c name=value ...")
+	// every connection's backend starts with: the proxy adds them to the
+	// start-up packet's options parameter, after the client's own, so that
+	// they win. Drivers differ in what they do with options in a
+	// connection string (bun's pgdriver turns it into a SET that fails);
+	// the proxy is the one place every client passes. The recorder gets
+	// the packet as the client sent it.
+	Options string
 }
 
 // Proxy listens on a loopback port for one actor and forwards each

@@ -2,6 +2,7 @@ package netproxy
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -442,4 +443,83 @@ func TestFlushFollowedBySyncIsOneUnit(t *testing.T) {
 	if got := strings.Join(g.units, " "); got != "extended:PBDEHS" {
 		t.Fatalf("units %q, want one extended:PBDEHS", got)
 	}
+}
+
+// Config.Options reach the backend whatever the client sends (no options,
+// or options of its own, which come first and lose where both set the same
+// parameter); the capture keeps the client's packet; an empty value in the
+// packet does not cut the parameters after it.
+func TestProxyAddsOptionsToTheStartupPacket(t *testing.T) {
+	ep := server.Endpoint()
+	rec := &bytesRecorder{}
+	p, err := Listen(Config{
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, ep.Network, ep.Address)
+		},
+		Gate:     &recordingGate{},
+		Recorder: rec,
+		Options:  "-c deadlock_timeout=1234ms",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx := context.Background()
+	for _, tc := range []struct{ query, want string }{
+		{"sslmode=disable", "1234ms"},
+		{"sslmode=disable&options=-c%20deadlock_timeout%3D5s%20-c%20lock_timeout%3D7s&application_name=", "1234ms"},
+	} {
+		c, err := pgx.Connect(ctx, proxyURL(p, tc.query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dt, lt string
+		if err := c.QueryRow(ctx, "SELECT current_setting('deadlock_timeout'), current_setting('lock_timeout')").Scan(&dt, &lt); err != nil {
+			t.Fatal(err)
+		}
+		c.Close(ctx)
+		if dt != tc.want {
+			t.Errorf("%s: deadlock_timeout %q, want %s", tc.query, dt, tc.want)
+		}
+		if strings.Contains(tc.query, "lock_timeout") && lt != "7s" {
+			t.Errorf("%s: the client's own option lock_timeout is %q, want 7s", tc.query, lt)
+		}
+	}
+	if got := rec.all(); strings.Contains(got, "1234ms") || !strings.Contains(got, "lock_timeout=7s") {
+		t.Errorf("the capture of what the clients sent holds the added options or lacks their own: it should keep the client's packets")
+	}
+}
+
+func TestParseStartupParamsKeepsEmptyValues(t *testing.T) {
+	pkt := "user\x00alice\x00application_name\x00\x00database\x00db\x00\x00"
+	got := strings.Join(parseStartupParams([]byte(pkt)), ",")
+	if got != "user,alice,application_name,,database,db" {
+		t.Fatalf("parsed %q", got)
+	}
+	b := withOptions(3<<16, parseStartupParams([]byte(pkt)), "-c x=1")
+	if string(b[8:]) != "user\x00alice\x00application_name\x00\x00database\x00db\x00options\x00-c x=1\x00\x00" || int(binary.BigEndian.Uint32(b)) != len(b) {
+		t.Fatalf("rebuilt %q", b)
+	}
+}
+
+// bytesRecorder keeps every recorded byte the client sent.
+type bytesRecorder struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (r *bytesRecorder) Bytes(_ int, dir Direction, data []byte) {
+	if dir != ClientToServer {
+		return
+	}
+	r.mu.Lock()
+	r.buf = append(r.buf, data...)
+	r.mu.Unlock()
+}
+func (r *bytesRecorder) Redacted(int, Direction, []byte, int, string) {}
+func (r *bytesRecorder) Closed(int, error)                            {}
+func (r *bytesRecorder) all() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return string(r.buf)
 }
