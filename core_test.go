@@ -183,7 +183,9 @@ func TestRowLockIsRecordedAsLockWait(t *testing.T) {
 	}
 }
 
-func TestDeadlockEndsWith40P01(t *testing.T) {
+// deadlockScenario: alice updates rows 1 then 2, bob 2 then 1, each in a
+// transaction; the invariant fails with any actor's error.
+func deadlockScenario() interleave.Scenario {
 	swap := func(first, second int) func(ctx context.Context, cs string) (any, error) {
 		return func(ctx context.Context, cs string) (any, error) {
 			c, err := connect(ctx, cs)
@@ -204,7 +206,7 @@ func TestDeadlockEndsWith40P01(t *testing.T) {
 			return nil, tx.Commit(ctx)
 		}
 	}
-	sc := interleave.Scenario{
+	return interleave.Scenario{
 		Name: "deadlock",
 		Setup: func(ctx context.Context, db *pgx.Conn) error {
 			_, err := db.Exec(ctx, "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0)")
@@ -221,6 +223,10 @@ func TestDeadlockEndsWith40P01(t *testing.T) {
 			return nil
 		},
 	}
+}
+
+func TestDeadlockEndsWith40P01(t *testing.T) {
+	sc := deadlockScenario()
 	res, err := interleave.RunOnce(fixture.Context(t), sc, opts())
 	if err != nil {
 		t.Fatal(err)
@@ -304,4 +310,33 @@ func TestInvalidScenariosAreRejected(t *testing.T) {
 		}
 	}
 	_ = errors.New
+}
+
+// On a dedicated server whose role may not set deadlock_timeout (no
+// superuser, no SET privilege), actors' connections still open: no victim
+// options are added, PostgreSQL decides the victim by its own timeout, and
+// the search offers no victim choices (none could be followed).
+func TestDeadlockUnderARoleThatCannotSetDeadlockTimeout(t *testing.T) {
+	ctx := fixture.Context(t)
+	admin, err := pgx.Connect(ctx, server.ConnString("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	role := fmt.Sprintf("plain_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+role+" LOGIN CREATEDB"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", role, server.Port())
+	res, err := interleave.Explore(ctx, deadlockScenario(), interleave.Options{Server: interleave.ServerOptions{DatabaseURL: url}, Search: interleave.SearchOptions{KeepGoing: true, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, "40P01") {
+		t.Fatalf("outcome %s %q; want the deadlock found, connections working", res.Outcome, res.Message)
+	}
+	if res.Summary.VictimChoices != 0 || res.Summary.Diverged != 0 {
+		t.Fatalf("victim choices %d, diverged %d; want none when the victim cannot be chosen", res.Summary.VictimChoices, res.Summary.Diverged)
+	}
 }

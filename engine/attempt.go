@@ -113,7 +113,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	rank := search.VictimRank(victims, len(sc.Actors))
 	for i := range sc.Actors {
 		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage,
-			Options: deadlockOptions(rank[i])})
+			Options: w.deadlockOptions(rank[i])})
 		if err != nil {
 			return res.harness("%v", err)
 		}

@@ -3,14 +3,17 @@ package engine
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/fingerprint"
@@ -29,6 +32,12 @@ type env struct {
 	fp *artifact.Fingerprint // program, server and database after setup
 
 	footprints *footprint.Cache // what statements touch, shared by workers
+
+	// noVictimChoice: the server's role may not set deadlock_timeout (a
+	// dedicated server's non-superuser role without the SET privilege), so
+	// PostgreSQL decides deadlock victims by its own timeout and the search
+	// does not offer them as choices.
+	noVictimChoice atomic.Bool
 }
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
@@ -152,6 +161,15 @@ func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
 	if w.monitor, err = sched.NewPGMonitor(ctx, e.server.ConnString(e.server.MaintenanceDB())); err != nil {
 		return nil, err
 	}
+	if _, err := w.control.Exec(ctx, "SET deadlock_timeout = '1s'"); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "42501" { // insufficient_privilege
+			return nil, fmt.Errorf("check whether actors' deadlock_timeout can be set: %w", err)
+		}
+		e.noVictimChoice.Store(true)
+	} else if _, err := w.control.Exec(ctx, "RESET deadlock_timeout"); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -203,8 +221,11 @@ func deadlockTimeout(rank int) time.Duration {
 
 // deadlockOptions are the command-line options an actor's backends start
 // with, given by its proxy: its deadlock_timeout for its place in the
-// victim order.
-func deadlockOptions(rank int) string {
+// victim order; none where the role may not set it.
+func (w *worker) deadlockOptions(rank int) string {
+	if w.env.noVictimChoice.Load() {
+		return ""
+	}
 	return fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds())
 }
 

@@ -100,7 +100,8 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	var opening *attemptResult // the first attempt (the default order), kept for a passing artifact
 	var lastHarness *attemptResult
 	sum, err := search.Explore(ctx, so, search.Hooks{
-		Progress: e.opts.Output.OnProgress,
+		Progress:       e.opts.Output.OnProgress,
+		NoVictimChoice: e.noVictimChoice.Load,
 		StartWorker: func(ctx context.Context, wi int) error {
 			_, err := getWorker(ctx, wi)
 			return err

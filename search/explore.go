@@ -365,6 +365,9 @@ func (e *explorer) expandFor(n *node, seq int, rep Report) {
 // queueVictims queues, for each deadlock of an attempt, the same plan with
 // each other participant as the victim; e.mu held.
 func (e *explorer) queueVictims(n *node, seq int, rep Report) {
+	if e.hooks.NoVictimChoice != nil && e.hooks.NoVictimChoice() {
+		return
+	}
 	if len(rep.Deadlocks) > 0 {
 		e.victimPlans[n.plan.Key()] = true
 	}

@@ -83,6 +83,10 @@ type Hooks struct {
 	// Progress, when set, is called after each attempt (from one goroutine
 	// at a time).
 	Progress func(Progress)
+	// NoVictimChoice, when set and true, says that deadlock victims cannot
+	// be chosen (PostgreSQL decides by its own timeout): no plan is queued
+	// for another victim.
+	NoVictimChoice func() bool
 }
 
 // Deadlock is one deadlock of an attempt: the actors that waited on each
