@@ -53,10 +53,14 @@ func (a *admin) create(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("connect to create a database: %w", err)
 	}
 	name := newDatabaseName()
+	// Owned before it is created: a CREATE DATABASE cancelled by its
+	// context (a signal during a run's start) may have completed on the
+	// server before the cancel arrived, and dropAll must drop it then too
+	// (it drops with IF EXISTS).
+	a.owned[name] = true
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
-	a.owned[name] = true
 	// Mark it as Interleave's and hold its advisory lock for as long as this
 	// run lives: a sweep drops only marked databases nobody holds (see
 	// SweepDatabases). One round trip.
