@@ -286,7 +286,7 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, p Program, s *set
 		}
 		if sum := res.Summary; sum != nil && sum.StopReason == search.StopHarness && sum.StopErr != nil && !s.json {
 			// An error, so on stderr too, where scripts and CI look.
-			fmt.Fprintf(stderr, "interleave: the search was stopped after %d attempts by a harness error: %s\n", sum.Attempted, termtext.Line(sum.StopErr.Error()))
+			fmt.Fprintf(stderr, "interleave: the search was stopped after %d attempts by a harness error: %s\n", sum.Attempted, termtext.Lines(sum.StopErr.Error()))
 		}
 		worst = worse(worst, res.ExitCode())
 	}
