@@ -173,7 +173,7 @@ func TestForeignBlockerIsInconclusive(t *testing.T) {
 	a.ActorDone(1)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(context.Background()) }()
-	go ga.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	go ga.Await(context.Background(), query())
 	select {
 	case err := <-done:
 		if !errors.Is(err, ErrInconclusive) || !strings.Contains(err.Error(), "not an actor") {
@@ -207,17 +207,9 @@ func TestDeadlineAbortsAndExplains(t *testing.T) {
 }
 
 func TestSecondProducerIsRefusedWithHint(t *testing.T) {
-	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
-	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
-	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
-	a.ActorDone(1)
-	go a.Run(context.Background())
-	defer a.Abort(errors.New("test over"))
-	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
-		t.Fatal(err)
-	}
+	_, g1, g2 := twoConnections(t)
 	g1.Complete(&netproxy.Result{TxStatus: 'I'})
-	err := g2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	err := g2.Await(context.Background(), query())
 	if !errors.Is(err, ErrSecondProducer) || !strings.Contains(err.Error(), "--connections multi-producer") {
 		t.Fatalf("error %v", err)
 	}
@@ -229,15 +221,7 @@ func TestSecondProducerIsRefusedWithHint(t *testing.T) {
 // has ended too): the fault soak's psql actors hit this on a busy machine,
 // and the search stopped with a harness error.
 func TestNextConnectionWaitsForTheIdleOneToClose(t *testing.T) {
-	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
-	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
-	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
-	a.ActorDone(1)
-	go a.Run(context.Background())
-	defer a.Abort(errors.New("test over"))
-	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
-		t.Fatal(err)
-	}
+	_, g1, g2 := twoConnections(t)
 	g1.Complete(&netproxy.Result{TxStatus: 'I'})
 	var closed atomic.Bool
 	go func() {
@@ -245,7 +229,7 @@ func TestNextConnectionWaitsForTheIdleOneToClose(t *testing.T) {
 		closed.Store(true)
 		g1.Closed(nil)
 	}()
-	if err := g2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+	if err := g2.Await(context.Background(), query()); err != nil {
 		t.Fatalf("the next connection's command was refused: %v", err)
 	}
 	if !closed.Load() {
@@ -258,22 +242,14 @@ func TestNextConnectionWaitsForTheIdleOneToClose(t *testing.T) {
 // context's error and is no error of the attempt: the soak's search
 // stopped with a harness error "context canceled" after 4,521 attempts.
 func TestConnectionEndingWhileItWaitsIsNoLaneError(t *testing.T) {
-	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
-	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
-	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
-	a.ActorDone(1)
-	go a.Run(context.Background())
-	defer a.Abort(errors.New("test over"))
-	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
-		t.Fatal(err)
-	}
+	a, g1, g2 := twoConnections(t)
 	g1.Complete(&netproxy.Result{TxStatus: 'I'})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		cancel()
 	}()
-	err := g2.Await(ctx, &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	err := g2.Await(ctx, query())
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Await after its connection ended: %v", err)
 	}
@@ -288,22 +264,14 @@ func TestConnectionEndingWhileItWaitsIsNoLaneError(t *testing.T) {
 // waiting at the gate on the other connection is a second producer at
 // once.
 func TestNextConnectionWaitsForTheLastCompletion(t *testing.T) {
-	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
-	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
-	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
-	a.ActorDone(1)
-	go a.Run(context.Background())
-	defer a.Abort(errors.New("test over"))
-	if err := g1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
-		t.Fatal(err)
-	}
+	_, g1, g2 := twoConnections(t)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
 		g1.Complete(&netproxy.Result{TxStatus: 'I'})
 		time.Sleep(50 * time.Millisecond)
 		g1.Closed(nil)
 	}()
-	if err := g2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}); err != nil {
+	if err := g2.Await(context.Background(), query()); err != nil {
 		t.Fatalf("the next connection's command was refused: %v", err)
 	}
 
@@ -314,7 +282,7 @@ func TestNextConnectionWaitsForTheLastCompletion(t *testing.T) {
 	go b.Run(context.Background())
 	defer b.Abort(errors.New("test over"))
 	go func() {
-		_ = h1.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+		_ = h1.Await(context.Background(), query())
 	}()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		b.mu.Lock()
@@ -327,8 +295,29 @@ func TestNextConnectionWaitsForTheLastCompletion(t *testing.T) {
 			t.Fatal("the first connection's command never reached the gate")
 		}
 	}
-	err := h2.Await(context.Background(), &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")})
+	err := h2.Await(context.Background(), query())
 	if !errors.Is(err, ErrSecondProducer) || !strings.Contains(err.Error(), "with a command waiting to be sent") {
 		t.Fatalf("a second connection beside one with a command at the gate: %v; want refused at once, for the waiting command", err)
 	}
+}
+
+// twoConnections is an attempt whose actor a has two connections, the
+// first of which has sent a command and had it released; actor b is done.
+func twoConnections(t *testing.T) (*Attempt, netproxy.ConnGate, netproxy.ConnGate) {
+	t.Helper()
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: &fakeMonitor{}})
+	g1, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
+	g2, _ := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 1, BackendPID: 101})
+	a.ActorDone(1)
+	go a.Run(context.Background())
+	t.Cleanup(func() { a.Abort(errors.New("test over")) })
+	if err := g1.Await(context.Background(), query()); err != nil {
+		t.Fatal(err)
+	}
+	return a, g1, g2
+}
+
+// query is a simple-protocol unit.
+func query() *netproxy.Unit {
+	return &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}
 }
