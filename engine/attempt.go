@@ -35,20 +35,25 @@ type attemptResult struct {
 }
 
 // serverTerminated is pgserver.Terminated after an attempt ended with
-// outcome. When it did not pass and the server no longer answers on the
+// outcome. When it did not pass and the postmaster is gone (its backends
+// may still answer for a moment) or the server no longer answers on the
 // control connection, the server may have been killed a moment ago, its
 // exit not yet reaped: then it waits for that (briefly) rather than blame
-// an actor, the setup or the invariant for the connection that broke.
+// an actor, the setup or the invariant.
 func (w *worker) serverTerminated(outcome Outcome) error {
 	if err := pgserver.Terminated(w.env.server); err != nil || outcome == OutcomePass {
 		return err
+	}
+	if pgserver.Gone(w.env.server) {
+		return pgserver.TerminatedWithin(w.env.server, 5*time.Second)
 	}
 	if w.control != nil && !w.control.IsClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := w.control.Ping(ctx)
 		cancel()
 		var pgErr *pgconn.PgError
-		if err == nil || errors.As(err, &pgErr) { // the server answered
+		answered := errors.As(err, &pgErr) && pgErr.Severity != "FATAL" && pgErr.Severity != "PANIC"
+		if err == nil || answered { // the server answered, and is not going away
 			return nil
 		}
 	}

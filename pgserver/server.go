@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/pginterleave/interleave/supervise"
 )
 
 // Endpoint says how a proxy reaches the server.
@@ -76,6 +78,16 @@ func Terminated(s Server) error {
 		return t.terminated()
 	}
 	return nil
+}
+
+// Gone reports whether a server Interleave manages has lost its postmaster
+// (dead, or a zombie not yet reaped), even while its backends still answer:
+// a backend learns of its postmaster's death only at its next wait.
+func Gone(s Server) bool {
+	if l, ok := s.(*Local); ok {
+		return l.Pid() > 0 && !supervise.Alive(l.Pid())
+	}
+	return false
 }
 
 // TerminatedWithin is Terminated, waiting up to d for a managed server
