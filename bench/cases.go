@@ -137,6 +137,46 @@ func Cases() []Case {
 		{Name: "delete-vs-update", Setup: counter, Actors: [][]Step{
 			{q("DELETE FROM counter WHERE id = 1")},
 			{q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n")}}},
+		// The holes issue 18 found, each a case that failed before its fix.
+		// Sequences are not transactional: nextval is visible at once to a
+		// reader of the sequence as a relation.
+		{Name: "sequence-high-water", Setup: "CREATE SEQUENCE outbox_seq; CREATE TABLE outbox (id bigint PRIMARY KEY, body text);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("INSERT INTO outbox VALUES (nextval('outbox_seq'), 'x')"), q("COMMIT")},
+				{q("SELECT last_value, is_called FROM outbox_seq"), q("SELECT count(*) FROM outbox")}}},
+		// A generic plan explained with NULL parameters prunes every
+		// partition at executor start-up.
+		{Name: "partition-pruned-parameter", Setup: `CREATE TABLE bills (tenant_id int NOT NULL, amount int NOT NULL) PARTITION BY LIST (tenant_id);
+			CREATE TABLE bills_1 PARTITION OF bills FOR VALUES IN (1); CREATE TABLE bills_2 PARTITION OF bills FOR VALUES IN (2);
+			INSERT INTO bills VALUES (1, 5);`,
+			Actors: [][]Step{
+				{q("BEGIN"), {SQL: "SELECT count(*) FROM bills WHERE tenant_id = $1", Args: []any{1}}, {SQL: "SELECT sum(amount) FROM bills WHERE tenant_id = $1", Args: []any{1}}, q("COMMIT")},
+				{{SQL: "INSERT INTO bills VALUES ($1, 10)", Args: []any{1}}}}},
+		// Unqualified names resolve in the actor's own search_path.
+		{Name: "search-path-tenant", Setup: `CREATE SCHEMA tenant_a; CREATE TABLE accounts (id int PRIMARY KEY, bal int);
+			CREATE TABLE tenant_a.accounts (id int PRIMARY KEY, bal int); INSERT INTO accounts VALUES (1, 0); INSERT INTO tenant_a.accounts VALUES (1, 0);`,
+			Actors: [][]Step{
+				{q("SET search_path TO tenant_a"), q("SELECT bal FROM accounts WHERE id = 1")},
+				{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		// The database's default isolation (ALTER DATABASE ... SET), not
+		// the server's.
+		{Name: "database-default-repeatable-read", Setup: counter + `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', current_database(), 'repeatable read'); END $$;`,
+			Actors: [][]Step{
+				{q("BEGIN"), q("SELECT 1"), q("SELECT n FROM counter"), q("COMMIT")},
+				{q("UPDATE counter SET n = 7 WHERE id = 1")}}},
+		// A checkpoint that commits and begins in one simple Query; the
+		// importer then stops inside its next transaction (its connection
+		// closes, which rolls it back).
+		{Name: "commit-begin-checkpoint", Setup: "CREATE TABLE t (n int);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("INSERT INTO t VALUES (1)"), simple("COMMIT; BEGIN"), q("INSERT INTO t VALUES (2)")},
+				{q("SELECT count(*) FROM t")}}},
+		// Row locks taken by a view's locking clause.
+		{Name: "view-skip-locked", Setup: `CREATE TABLE jobs (id int PRIMARY KEY, owner text); INSERT INTO jobs VALUES (1, NULL), (2, NULL);
+			CREATE VIEW claimable AS SELECT id FROM jobs WHERE owner IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED;`,
+			Actors: [][]Step{
+				{q("BEGIN"), q("SELECT id FROM claimable"), q("COMMIT")},
+				{q("BEGIN"), q("SELECT id FROM claimable"), q("COMMIT")}}},
 		{Name: "temp-and-session", Setup: counter, Actors: [][]Step{
 			{q("SET application_name = 'x'"), q("SHOW application_name"), q("UPDATE counter SET n = n + 1")},
 			{q("SET search_path TO public"), q("SELECT n FROM counter")}}},

@@ -39,6 +39,9 @@ type Step struct {
 	Retry bool
 	// Keep goes on after an error (the next step usually rolls back).
 	Keep bool
+	// Args are the statement's parameters ($1, ...), sent with the
+	// extended protocol.
+	Args []any
 }
 
 func q(sql string) Step      { return Step{SQL: sql} }
@@ -152,7 +155,7 @@ func runStep(ctx context.Context, c *pgx.Conn, s Step) (string, error) {
 		}
 		return strings.Join(parts, ";"), nil
 	}
-	rows, err := c.Query(ctx, s.SQL)
+	rows, err := c.Query(ctx, s.SQL, s.Args...)
 	if err != nil {
 		return "", err
 	}
