@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -70,6 +71,9 @@ func CheckWritable(path string, force bool) error {
 			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
 		}
 	}
+	if err := CheckReplaceable(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -86,13 +90,52 @@ func CheckWritable(path string, force bool) error {
 	return os.Remove(f.Name())
 }
 
+// CheckReplaceable refuses to let a write replace path unless nothing is
+// there, or a regular file, or a symbolic link (the rename replaces the
+// link itself, never what it points to). --force means "overwrite my old
+// output", never "replace a device, a fifo, a socket or a directory": the
+// rename would go over any of them (issue 19: /dev/null as root).
+func CheckReplaceable(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil // nothing there (or unreadable: the write says why)
+	}
+	m := st.Mode()
+	switch {
+	case m.IsRegular(), m&fs.ModeSymlink != 0:
+		return nil
+	case m.IsDir():
+		return fmt.Errorf("%s is a directory; name a file to write", path)
+	}
+	return fmt.Errorf("%s is %s, not a regular file; Interleave writes and replaces only regular files (even with --force): name another file", path, fileKind(m))
+}
+
+// fileKind names what a non-regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (fifo)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
+}
+
 // WriteFileAtomic writes data to path through a temporary file in the same
-// directory, so that a reader never sees half a file.
+// directory, so that a reader never sees half a file. It replaces only a
+// regular file (see CheckReplaceable), and that only with force.
 func WriteFileAtomic(path string, data []byte, force bool) error {
 	if !force {
 		if _, err := os.Lstat(path); err == nil {
 			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
 		}
+	}
+	if err := CheckReplaceable(path); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -124,6 +167,11 @@ func WriteFileAtomic(path string, data []byte, force bool) error {
 			return err
 		}
 		return nil
+	}
+	// Checked again just before the rename: what is at path may have
+	// changed while the data was written.
+	if err := CheckReplaceable(path); err != nil {
+		return err
 	}
 	return os.Rename(tmp.Name(), path)
 }

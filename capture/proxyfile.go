@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
@@ -355,10 +356,16 @@ func writeProxyFile(path string, h *ProxyHeader, data io.Reader) (err error) {
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := f.Chmod(0o644); err != nil {
+	// Private, as every data-bearing output (docs/reliability.md): it holds
+	// every query and result of every client.
+	if err := f.Chmod(0o600); err != nil {
 		return err
 	}
 	if err := f.Close(); err != nil {
+		return err
+	}
+	// Never over a device, fifo, socket or directory, even with --force.
+	if err := artifact.CheckReplaceable(path); err != nil {
 		return err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {

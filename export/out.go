@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/supervise"
 )
 
@@ -43,6 +44,10 @@ func checkOut(out string, force bool) (string, error) {
 		if entries, err := os.ReadDir(abs); err == nil && len(entries) == 0 {
 			return abs, nil
 		}
+	} else if err := artifact.CheckReplaceable(abs); err != nil {
+		// --force replaces an old bundle (or a regular file), never a
+		// device, fifo or socket.
+		return "", err
 	}
 	if !force {
 		return "", fmt.Errorf("%s exists and is not an empty directory; pass --force to replace it", out)

@@ -91,11 +91,11 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 		return fmt.Errorf("--capture-budget: %w", err)
 	}
 	for _, p := range []string{o.capturePath, o.pcapPath} {
-		if p == "" || o.force {
+		if p == "" {
 			continue
 		}
-		if _, err := os.Lstat(p); err == nil {
-			return fmt.Errorf("%s: %w; pass --force to overwrite it", p, artifact.ErrExists)
+		if err := artifact.CheckWritable(p, o.force); err != nil {
+			return err
 		}
 	}
 	ep, err := upstreamEndpoint(o)
