@@ -73,6 +73,9 @@ func Bundle(ctx context.Context, o Options) error {
 		return fmt.Errorf("the artifact was recorded from the program %s of its module, not ./%s", p, progRel)
 	}
 	files := append(append([]artifact.SourceFile{}, fp.Sources...), fp.Modules...)
+	if err := checkSourcePaths(root, files); err != nil {
+		return err
+	}
 	for _, f := range files {
 		sum, err := fileSHA256(filepath.Join(root, filepath.FromSlash(f.Path)))
 		if err != nil {
