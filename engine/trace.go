@@ -124,129 +124,336 @@ func waitedOn(u *sched.UnitRecord) []int {
 }
 
 // unitFootprints classifies every unit, following each connection's
-// transactions: what each transaction did so far, its isolation level, its
-// first statement (the snapshot of REPEATABLE READ and SERIALIZABLE).
+// session (role, search_path, default isolation: from its start-up packet,
+// the database's and role's defaults, and its SETs) and its transactions,
+// statement by statement: what each transaction did so far, its isolation
+// level, its first statement (the snapshot of REPEATABLE READ and
+// SERIALIZABLE), and where it ends, also inside a unit (COMMIT; BEGIN in
+// one Query) and at a connection's close.
 func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *footprint.Classifier) map[sched.UnitRef]search.Event {
 	byConn := map[[2]int][]*sched.UnitRecord{}
 	for _, u := range res.Units {
 		k := [2]int{u.Ref.Actor, u.Ref.Conn}
 		byConn[k] = append(byConn[k], u)
 	}
-	serverDefault := "read committed"
-	if fp := w.env.fingerprint(); fp != nil {
-		if v := footprint.NormalIsolation(fp.Settings["default_transaction_isolation"]); v != "" {
-			serverDefault = v
-		}
-	}
 	out := map[sched.UnitRef]search.Event{}
 	for k, us := range byConn {
 		sort.Slice(us, func(i, j int) bool { return us[i].Ref.Unit < us[j].Ref.Unit })
-		c := connTx{session: sessionIsolation(res.Lanes, k, serverDefault), status: 'I'}
+		def := cls.Defaults(ctx, laneParams(res.Lanes, k))
+		c := connTx{defaults: def, sess: def.Clone(), status: 'I'}
+		c.tx = c.sess.Clone()
 		st := capture.NewStatements()
+		var last sched.UnitRef
 		for _, u := range us {
 			d := st.Unit(u.Bytes)
-			var stmts []footprint.Statement
 			if u.Prepare {
 				// Parse and Bind analyse the statement with the
 				// transaction's snapshot: in REPEATABLE READ and
 				// SERIALIZABLE the first one takes it.
+				var stmts []footprint.Statement
 				for _, sql := range d.SQL {
-					for _, s := range cls.Classify(ctx, sql) {
+					for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
 						if s.Kind == footprint.DML {
 							stmts = append(stmts, footprint.Statement{Kind: footprint.DML})
 						}
 					}
 				}
-				out[u.Ref] = c.event(u, footprint.Combine(stmts))
+				out[u.Ref] = c.event(u, stmts, false)
 				continue
+			}
+			var stmts []footprint.Statement
+			classify := func(sql string) {
+				parts, ok := footprint.Split(sql)
+				if !ok {
+					stmts = append(stmts, footprint.Statement{Kind: footprint.Global, Why: "the SQL text does not lex"})
+					return
+				}
+				for _, part := range parts {
+					// Each statement in the session state the ones before
+					// it left (a SET search_path earlier in the Query).
+					ss := cls.ClassifyIn(ctx, c.peek(stmts).State(), part)
+					stmts = append(stmts, ss...)
+				}
 			}
 			for _, sql := range d.Executed {
 				if sql == "" {
 					stmts = append(stmts, footprint.Statement{Kind: footprint.Global, Why: "a function call"})
 					continue
 				}
-				stmts = append(stmts, cls.Classify(ctx, sql)...)
+				classify(sql)
 			}
-			f := footprint.Combine(stmts)
-			if u.Copy != 0 || d.FunctionCall || (!u.Completed && !u.Prepare) {
-				f.Global = true
+			forced := u.Copy != 0 || d.FunctionCall || !u.Completed
+			out[u.Ref] = c.event(u, stmts, forced)
+			last = u.Ref
+		}
+		// A connection that closes inside a transaction rolls it back:
+		// its locks are released after its last unit.
+		if c.status != 'I' && last != (sched.UnitRef{}) {
+			if ev, ok := out[last]; ok {
+				c.closeInTx(&ev)
+				out[last] = ev
 			}
-			out[u.Ref] = c.event(u, f)
 		}
 	}
 	return out
 }
 
-// connTx follows one connection's transaction state.
+// laneParams are the start-up parameters of connection k.
+func laneParams(lanes []sched.LaneInfo, k [2]int) []string {
+	for _, l := range lanes {
+		if l.Actor == k[0] && l.Ordinal == k[1] {
+			return l.Params
+		}
+	}
+	return nil
+}
+
+// connTx follows one connection's session and transactions.
 type connTx struct {
-	session              string // the session's default isolation
-	status               byte   // before the next unit: I, T or E
-	level                string // the open transaction's isolation
-	started              bool   // the open transaction ran a statement (took its snapshot)
-	global               bool   // the open transaction ran a global unit: its end is global too
+	defaults footprint.Vals // at connection start: what RESET returns to
+	sess     footprint.Vals // the session's values outside a transaction
+	tx       footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
+	pending  []footprint.Statement
+	status   byte   // before the next unit: I, T or E
+	open     bool   // a transaction is open
+	implicit bool   // the open transaction is the implicit one of a unit's statements
+	level    string // the open transaction's isolation
+	started  bool   // the open transaction ran a statement (took its snapshot)
+	global   bool   // the open transaction ran a global unit: its end is global too
 	reads, writes, locks footprint.Set
 }
 
-// event turns a unit's footprint into its reduction event, given the
-// transaction it runs in, and moves the state past it.
-func (c *connTx) event(u *sched.UnitRecord, f footprint.Unit) search.Event {
-	if f.SessionIsolation != "" {
-		c.session = f.SessionIsolation
+// txSets are what the transactions a unit ended did.
+type txSets struct {
+	any, global, serializable bool
+	reads, writes, locks      footprint.Set
+}
+
+// peek is the session values after stmts, the statements of the current
+// unit classified so far, without moving the state.
+func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
+	cp := *c
+	cp.sess, cp.tx = c.sess.Clone(), c.tx.Clone()
+	cp.pending = append([]footprint.Statement(nil), c.pending...)
+	cp.reads, cp.writes, cp.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
+	var ev search.Event
+	var ended txSets
+	for _, s := range stmts {
+		cp.statement(s, &ev, &ended)
 	}
-	inTx := c.status != 'I'
-	if !inTx {
-		c.level, c.started, c.global = c.session, false, false
-		c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
+	return cp.tx
+}
+
+func (c *connTx) begin(implicit bool) {
+	c.open, c.implicit, c.started, c.global = true, implicit, false, false
+	c.level = c.tx.Isolation
+	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
+}
+
+// end closes the open transaction into ended; commit says whether its
+// SETs last.
+func (c *connTx) end(commit bool, ended *txSets) {
+	if !c.open {
+		return
 	}
-	if f.Isolation != "" && !c.started {
-		c.level = f.Isolation
+	if ended.reads == nil {
+		ended.reads, ended.writes, ended.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 	}
-	ev := search.Event{Kind: search.Whole, Global: f.Global,
-		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted(),
-		Serializable: c.level == "serializable"}
-	if (f.DML || f.Global) && !c.started {
-		ev.Snapshot = c.level != "read committed"
-		c.started = true
+	ended.any = true
+	ended.global = ended.global || c.global
+	ended.serializable = ended.serializable || c.level == "serializable"
+	ended.reads.Add(c.reads.Sorted()...)
+	ended.writes.Add(c.writes.Sorted()...)
+	ended.locks.Add(c.locks.Sorted()...)
+	if commit {
+		for _, p := range c.pending {
+			c.apply(&c.sess, p)
+		}
 	}
-	c.global = c.global || f.Global
-	c.reads.Add(f.Reads.Sorted()...)
-	c.writes.Add(f.Writes.Sorted()...)
-	c.locks.Add(f.Locks.Sorted()...)
+	// SET LOCAL ends with its transaction, and so does every SET of one
+	// that rolled back.
+	unknown := c.tx.Unknown
+	c.tx = c.sess.Clone()
+	if unknown != "" {
+		c.sess.Unknown, c.tx.Unknown = unknown, unknown
+	}
+	c.pending, c.open, c.implicit = nil, false, false
+}
+
+// setUnknown marks the session's values as no longer known.
+func (c *connTx) setUnknown(why string) {
+	if c.sess.Unknown == "" {
+		c.sess.Unknown = why
+	}
+	if c.tx.Unknown == "" {
+		c.tx.Unknown = why
+	}
+}
+
+// apply changes v as session statement s does; it reports whether s
+// changes a followed value.
+func (c *connTx) apply(v *footprint.Vals, s footprint.Statement) bool {
+	switch {
+	case s.SessionIsolation != "":
+		v.Isolation = s.SessionIsolation
+	case s.Sets == "default_transaction_isolation" && s.Reset:
+		v.Isolation = c.defaults.Isolation
+	case s.Sets == "all": // RESET ALL: not the role
+		v.Isolation = c.defaults.Isolation
+		v.Stmts["search_path"] = c.defaults.Stmts["search_path"]
+	case s.Sets == "discard": // DISCARD ALL: everything
+		*v = c.defaults.Clone()
+	case s.Sets != "":
+		if s.Reset {
+			v.Stmts[s.Sets] = c.defaults.Stmts[s.Sets]
+			if s.Sets == "session_authorization" {
+				v.Stmts["role"] = c.defaults.Stmts["role"]
+			}
+		} else {
+			v.Stmts[s.Sets] = s.Text
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// statement moves the state past one statement of a unit, adding to ev
+// (the unit's event) and ended.
+func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSets) {
+	switch s.Kind {
+	case footprint.Begin:
+		if !c.open {
+			c.begin(false)
+		}
+		c.implicit = false // BEGIN makes an implicit transaction a block
+		if s.Isolation != "" && !c.started {
+			c.level = s.Isolation
+		}
+		return
+	case footprint.Commit, footprint.Rollback:
+		c.end(s.Kind == footprint.Commit, ended)
+		return
+	case footprint.DML, footprint.Global:
+		if !c.open {
+			c.begin(true)
+		}
+		if !c.started {
+			ev.Snapshot = ev.Snapshot || c.level != "read committed"
+			c.started = true
+		}
+		if c.level == "serializable" {
+			ev.Serializable = true
+		}
+		c.global = c.global || s.Kind == footprint.Global
+		c.reads.Add(s.Reads...)
+		c.writes.Add(s.Writes...)
+		c.locks.Add(s.Locks...)
+		if s.Opaque {
+			c.setUnknown(s.Why)
+		}
+		if s.Kind == footprint.Global && strings.HasPrefix(s.Why, "ROLLBACK TO SAVEPOINT") && len(c.pending) > 0 {
+			c.setUnknown("a ROLLBACK TO SAVEPOINT undid SETs of its transaction")
+		}
+		return
+	}
+	// Session statements.
+	if s.Isolation != "" && c.open && !c.started {
+		c.level = s.Isolation // SET TRANSACTION ISOLATION LEVEL
+	}
+	switch {
+	case s.Local:
+		if c.open {
+			c.apply(&c.tx, s)
+		}
+	case c.open:
+		if c.apply(&c.tx, s) {
+			c.pending = append(c.pending, s)
+		}
+	default:
+		if c.apply(&c.sess, s) {
+			c.tx = c.sess.Clone()
+		}
+	}
+}
+
+// event turns a unit's statements into its reduction event, given the
+// transactions it runs in, and moves the state past it. forced makes the
+// unit global (a COPY, a function call by oid, a unit that did not
+// complete).
+func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool) search.Event {
+	f := footprint.Combine(stmts)
+	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
+		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
+	for _, w := range ev.Writes {
+		// Sequences are not transactional: nextval is visible at once.
+		if strings.HasPrefix(w, "sequence ") {
+			ev.Immediate = append(ev.Immediate, w)
+		}
+	}
+	var ended txSets
+	if c.status != 'I' && !c.open {
+		c.begin(false) // a block the statements followed do not show (not expected)
+		c.global = true
+	}
+	for _, s := range stmts {
+		c.statement(s, &ev, &ended)
+	}
+	if forced && c.open {
+		c.global = true
+	}
 	after := u.TxStatus
 	if after == 0 {
-		after = c.status // did not complete: the unit is Global anyway
+		after = c.status // did not complete: the unit is global anyway
 	}
-	if after == 'I' && (inTx || f.DML || f.Global || f.Ends) {
+	if c.open && c.implicit {
+		// The implicit transaction of a unit's statements ends with it.
+		c.end(u.SQLState == "", &ended)
+	}
+	switch {
+	case after == 'I' && c.open:
+		// The server says the transaction ended where the statements do
+		// not (an error cut a Query short): nothing is known of the unit.
+		if len(c.pending) > 0 {
+			c.setUnknown("a transaction with SETs ended where its statements do not say")
+		}
+		ev.Global = true
+		c.end(false, &ended)
+	case after != 'I' && !c.open:
+		ev.Global = true
+		c.begin(false)
+		c.started, c.global = true, true
+		c.reads.Add(ev.Reads...)
+		c.writes.Add(ev.Writes...)
+		c.locks.Add(ev.Locks...)
+	}
+	if ended.any {
 		ev.EndsTx = true
-		ev.TxReads, ev.TxWrites, ev.TxLocks = c.reads.Sorted(), c.writes.Sorted(), c.locks.Sorted()
+		ev.TxReads, ev.TxWrites, ev.TxLocks = ended.reads.Sorted(), ended.writes.Sorted(), ended.locks.Sorted()
 		// What a global unit did (a lock, a function's writes) is released
 		// or made visible here: nothing is known of it.
-		ev.Global = ev.Global || c.global
+		ev.Global = ev.Global || ended.global
+		ev.Serializable = ev.Serializable || ended.serializable
 	}
 	c.status = after
 	return ev
 }
 
-// sessionIsolation is a connection's default isolation: a start-up
-// parameter (or -c in options) when the driver sent one, else the
-// server's.
-func sessionIsolation(lanes []sched.LaneInfo, k [2]int, server string) string {
-	for _, l := range lanes {
-		if l.Actor != k[0] || l.Ordinal != k[1] {
-			continue
-		}
-		for i := 0; i+1 < len(l.Params); i += 2 {
-			name, v := l.Params[i], l.Params[i+1]
-			switch {
-			case name == "default_transaction_isolation":
-				if lvl := footprint.NormalIsolation(v); lvl != "" {
-					return lvl
-				}
-				return "serializable" // not understood: the strictest
-			case name == "options" && strings.Contains(v, "default_transaction_isolation"):
-				return "serializable"
-			}
-		}
+// closeInTx makes ev, the last unit of a connection that closed inside a
+// transaction, the end of that transaction: the server rolls it back and
+// releases its locks when the connection ends, right after that unit.
+func (c *connTx) closeInTx(ev *search.Event) {
+	if !c.open {
+		return
 	}
-	return server
+	var ended txSets
+	ended.reads, ended.writes, ended.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
+	ended.reads.Add(ev.TxReads...)
+	ended.writes.Add(ev.TxWrites...)
+	ended.locks.Add(ev.TxLocks...)
+	c.end(false, &ended)
+	ev.EndsTx = true
+	ev.TxReads, ev.TxWrites, ev.TxLocks = ended.reads.Sorted(), ended.writes.Sorted(), ended.locks.Sorted()
+	ev.Global = ev.Global || ended.global
+	ev.Serializable = ev.Serializable || ended.serializable
 }

@@ -18,15 +18,20 @@ type catalog struct {
 	// check, index or policy), and why.
 	complex       map[string]string
 	userOperators bool
-	functions     map[string]bool // function name -> safe
+	functions     map[string]function // by session and name
+	// seqs: the sequences, as schema.name.
+	seqs map[string]bool
 }
+
+// function is what is known of the functions a name calls.
+type function struct{ safe, builtin bool }
 
 func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	if c.catalog != nil {
 		return c.catalog, nil
 	}
 	cat := &catalog{family: map[string][]string{}, parents: map[string][]string{}, children: map[string][]string{},
-		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]bool{}}
+		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]function{}, seqs: map[string]bool{}}
 	pairs := func(q string, f func(a, b string)) error {
 		rows, err := c.conn.Query(ctx, q)
 		if err != nil {
@@ -116,6 +121,11 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		if _, ok := cat.complex[r]; !ok {
 			cat.complex[r] = why
 		}
+	}); err != nil {
+		return nil, err
+	}
+	if err := pairs(`SELECT `+rel+`, '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S'`, func(r, _ string) {
+		cat.seqs[r] = true
 	}); err != nil {
 		return nil, err
 	}

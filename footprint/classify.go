@@ -43,6 +43,8 @@ type Classifier struct {
 	conn    *pgx.Conn
 	cache   *Cache
 	catalog *catalog
+	session string // the SessionState the connection is in (its key)
+	own     own
 }
 
 // NewClassifier classifies on conn, sharing cache.
@@ -50,11 +52,68 @@ func NewClassifier(conn *pgx.Conn, cache *Cache) *Classifier {
 	return &Classifier{conn: conn, cache: cache}
 }
 
+// SessionState is what a statement's meaning depends on in the session that ran
+// it, beyond its text: the statements that put the classifier's connection
+// in the same state (SET ROLE, the search_path from the start-up packet,
+// the database's and role's defaults, and the session's own SETs), in the
+// order they took effect. The zero Session is the classifier connection's
+// own state.
+type SessionState struct {
+	Setup []string
+	// Unknown says why the session's state cannot be reproduced (a
+	// function that may have changed it, a ROLLBACK TO SAVEPOINT that
+	// undid a SET): every statement is then Global.
+	Unknown string
+}
+
+func (s SessionState) key() string {
+	if len(s.Setup) == 0 {
+		return ""
+	}
+	return strings.Join(s.Setup, "\x00") + "\x01"
+}
+
 // Classify returns the footprints of the statements in sql (a simple
-// Query's string may hold several).
+// Query's string may hold several), as the classifier connection's own
+// session would run them.
 func (c *Classifier) Classify(ctx context.Context, sql string) []Statement {
-	if s, ok := c.cache.get(sql); ok {
+	return c.ClassifyIn(ctx, SessionState{}, sql)
+}
+
+// ClassifyIn returns the footprints of the statements in sql as session
+// sess would run them: names resolve in its search_path and role.
+func (c *Classifier) ClassifyIn(ctx context.Context, sess SessionState, sql string) []Statement {
+	if sess.Unknown != "" {
+		stmts, ok := lex(sql)
+		if !ok || len(stmts) == 0 {
+			return c.ClassifyIn(ctx, SessionState{}, sql)
+		}
+		// Transaction control and SET still mean what they say; anything
+		// that resolves a name is not known.
+		var out []Statement
+		for _, ts := range stmts {
+			st := c.statement(ctx, ts, "", false, true)
+			if st.Kind == DML {
+				st = global("the session's state is not known: " + sess.Unknown)
+			}
+			out = append(out, st)
+		}
+		return out
+	}
+	key := sess.key() + sql
+	if s, ok := c.cache.get(key); ok {
 		return s
+	}
+	if len(sess.Setup) > 0 {
+		if err := c.enter(ctx, sess); err != nil {
+			c.leave(ctx)
+			out := []Statement{global("the actor's session could not be reproduced: " + err.Error())}
+			if ctx.Err() == nil {
+				c.cache.put(key, out)
+			}
+			return out
+		}
+		defer c.leave(ctx)
 	}
 	stmts, ok := lex(sql)
 	var out []Statement
@@ -65,18 +124,38 @@ func (c *Classifier) Classify(ctx context.Context, sql string) []Statement {
 		out = []Statement{{Kind: Session}} // an empty query
 	default:
 		for _, ts := range stmts {
-			out = append(out, c.statement(ctx, ts, sql, len(stmts) == 1))
+			out = append(out, c.statement(ctx, ts, sql, len(stmts) == 1, false))
 		}
 	}
 	if ctx.Err() == nil {
-		c.cache.put(sql, out)
+		c.cache.put(key, out)
 	}
 	return out
 }
 
+// enter puts the classifier's connection in sess's state.
+func (c *Classifier) enter(ctx context.Context, sess SessionState) error {
+	for _, q := range sess.Setup {
+		if _, err := c.conn.Exec(ctx, q); err != nil {
+			return firstLine(err)
+		}
+	}
+	c.session = sess.key()
+	return nil
+}
+
+// leave puts the classifier's connection back in its own state.
+func (c *Classifier) leave(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	_, _ = c.conn.Exec(ctx, "RESET SESSION AUTHORIZATION")
+	_, _ = c.conn.Exec(ctx, "RESET ROLE")
+	_, _ = c.conn.Exec(ctx, "RESET search_path")
+	c.session = ""
+}
+
 // statement classifies one statement; whole is the text when it is the only
 // statement (the planner is asked about it).
-func (c *Classifier) statement(ctx context.Context, ts []token, whole string, single bool) Statement {
+func (c *Classifier) statement(ctx context.Context, ts []token, whole string, single, noPlan bool) Statement {
 	w := words(ts, 4)
 	if len(w) == 0 {
 		return global("the statement does not start with a keyword")
@@ -103,13 +182,33 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 			return global("ROLLBACK AND CHAIN")
 		}
 		return Statement{Kind: Rollback}
-	case "savepoint", "release", "show", "reset":
+	case "savepoint", "release", "show":
 		return Statement{Kind: Session}
+	case "reset":
+		st := Statement{Kind: Session, Reset: true}
+		if len(w) > 1 {
+			st.Sets = sessionParam(w[1:])
+			if w[1] == "default_transaction_isolation" {
+				st.Sets = "default_transaction_isolation"
+			}
+		}
+		return st
 	case "discard":
-		return Statement{Kind: Session}
+		st := Statement{Kind: Session}
+		if len(w) > 1 && w[1] == "all" {
+			st.Sets, st.Reset = "discard", true
+		}
+		return st
 	case "set":
 		return setStatement(ts, w)
+	case "do", "call":
+		st := global(strings.ToUpper(w[0]) + " runs code that is not analysed")
+		st.Opaque = true
+		return st
 	case "select", "with", "insert", "update", "delete", "merge", "values", "table":
+		if noPlan {
+			return Statement{Kind: DML}
+		}
 		if !single {
 			return c.dml(ctx, ts, untokenize(ts))
 		}
@@ -118,16 +217,49 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 	return global(strings.ToUpper(strings.Join(w[:min(len(w), 2)], " ")) + " is not classified")
 }
 
+// sessionParam names the parameter among those that change how names
+// resolve (search_path, role, session_authorization, all) that a SET or
+// RESET whose words after SET/RESET (and SESSION/LOCAL) are w changes, or
+// "".
+func sessionParam(w []string) string {
+	switch {
+	case len(w) == 0:
+		return ""
+	case w[0] == "search_path" || w[0] == "schema":
+		return "search_path"
+	case w[0] == "role":
+		return "role"
+	case w[0] == "session" && len(w) > 1 && w[1] == "authorization", w[0] == "session_authorization":
+		return "session_authorization"
+	case w[0] == "all":
+		return "all"
+	}
+	return ""
+}
+
 func setStatement(ts []token, w []string) Statement {
 	rest := w[1:]
+	local := false
 	if len(rest) > 0 && (rest[0] == "session" || rest[0] == "local") {
 		if len(rest) > 1 && rest[0] == "session" && rest[1] == "characteristics" {
 			return Statement{Kind: Session, SessionIsolation: isolationAfter(ts)}
 		}
-		rest = rest[1:]
+		if len(rest) > 1 && rest[0] == "session" && rest[1] == "authorization" {
+			// SET SESSION AUTHORIZATION: not the SESSION scope keyword.
+		} else {
+			local = rest[0] == "local"
+			rest = rest[1:]
+		}
 	}
 	if len(rest) == 0 {
 		return global("SET without a name")
+	}
+	if p := sessionParam(rest); p != "" && p != "all" {
+		st := Statement{Kind: Session, Sets: p, Local: local, Text: untokenize(ts)}
+		if n := len(ts); n > 0 && ts[n-1].kind == tokWord && ts[n-1].text == "default" {
+			st.Reset = true // SET x TO DEFAULT
+		}
+		return st
 	}
 	switch rest[0] {
 	case "transaction":
@@ -138,15 +270,18 @@ func setStatement(ts []token, w []string) Statement {
 	case "constraints":
 		return global("SET CONSTRAINTS moves constraint checks to commit")
 	case "default_transaction_isolation":
+		if n := len(ts); n > 0 && ts[n-1].kind == tokWord && ts[n-1].text == "default" {
+			return Statement{Kind: Session, Sets: "default_transaction_isolation", Reset: true, Local: local}
+		}
 		for _, t := range ts {
 			if t.kind == tokString || (t.kind == tokWord && normalIsolation(t.text) != "") {
 				if lvl := normalIsolation(t.text); lvl != "" {
-					return Statement{Kind: Session, SessionIsolation: lvl}
+					return Statement{Kind: Session, SessionIsolation: lvl, Local: local}
 				}
 			}
 		}
-		// SET default_transaction_isolation TO DEFAULT, or words: be safe.
-		return Statement{Kind: Session, SessionIsolation: "serializable"}
+		// Not understood: the strictest level is the safe guess.
+		return Statement{Kind: Session, SessionIsolation: "serializable", Local: local}
 	}
 	return Statement{Kind: Session}
 }

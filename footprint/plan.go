@@ -26,10 +26,20 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		return global("PostgreSQL could not plan it: " + err.Error())
 	}
 	s := Statement{Kind: DML, Reads: nil}
-	reads, writes := Set{}, Set{}
+	reads, writes, locks := Set{}, Set{}, Set{}
 	var exprs []string
-	if err := walkPlan(plan, reads, writes, &exprs); err != nil {
+	if err := walkPlan(plan, reads, writes, locks, false, &exprs); err != nil {
 		return global(err.Error())
+	}
+	// A sequence scanned as a relation (SELECT last_value FROM s) is the
+	// same object nextval writes: one name for both.
+	for _, set := range []Set{reads, locks} {
+		for r := range set {
+			if cat.seqs[r] {
+				delete(set, r)
+				set.Add("sequence " + r)
+			}
+		}
 	}
 	for _, e := range exprs {
 		e = stripCasts(e)
@@ -50,13 +60,17 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			if syntaxFunctions[name] {
 				continue
 			}
-			ok, err := c.safeFunction(ctx, name)
+			ok, builtin, err := c.safeFunction(ctx, name)
 			if err != nil || !ok {
-				return global("calls " + name + ", which may write or is not built in")
+				st := global("calls " + name + ", which may write or is not built in")
+				// A built-in volatile function other than set_config
+				// (nextval's kin, advisory locks) leaves the session as it
+				// was; any other may change it.
+				st.Opaque = err != nil || !builtin || strings.HasSuffix(name, "set_config")
+				return st
 			}
 		}
 	}
-	locks := Set{}
 	if lockingClause(ts) {
 		for r := range reads {
 			locks.Add(r)
@@ -190,10 +204,14 @@ var planSkip = map[string]bool{
 	"Inner Unique": true, "Single Copy": true, "Function Name": false,
 }
 
-// walkPlan collects the relations a plan reads and writes and every
-// expression it evaluates.
-func walkPlan(node map[string]any, reads, writes Set, exprs *[]string) error {
+// walkPlan collects the relations a plan reads, row-locks (below a
+// LockRows node: a locking clause, also one inside a view's definition)
+// and writes, and every expression it evaluates.
+func walkPlan(node map[string]any, reads, writes, locks Set, locking bool, exprs *[]string) error {
 	typ, _ := node["Node Type"].(string)
+	if typ == "LockRows" {
+		locking = true
+	}
 	if rel, ok := node["Relation Name"].(string); ok {
 		schema, _ := node["Schema"].(string)
 		name := schema + "." + rel
@@ -205,10 +223,23 @@ func walkPlan(node map[string]any, reads, writes Set, exprs *[]string) error {
 			writes.Add(name)
 		} else {
 			reads.Add(name)
+			if locking {
+				locks.Add(name)
+			}
 		}
 	}
 	if typ == "Foreign Scan" || typ == "Custom Scan" {
 		return fmt.Errorf("the plan has a %s", typ)
+	}
+	// Relations the plan no longer names: partitions pruned by the values
+	// the plan was explained with (never expected with pruning off).
+	if n, ok := node["Subplans Removed"].(float64); ok && n > 0 {
+		return fmt.Errorf("the plan removed %v subplans it does not name", n)
+	}
+	if typ == "Append" || typ == "Merge Append" {
+		if ps, _ := node["Plans"].([]any); len(ps) == 0 {
+			return fmt.Errorf("the plan has an %s of nothing", typ)
+		}
 	}
 	for k, v := range node {
 		if planSkip[k] {
@@ -223,13 +254,13 @@ func walkPlan(node map[string]any, reads, writes Set, exprs *[]string) error {
 				case string:
 					*exprs = append(*exprs, y)
 				case map[string]any:
-					if err := walkPlan(y, reads, writes, exprs); err != nil {
+					if err := walkPlan(y, reads, writes, locks, locking, exprs); err != nil {
 						return err
 					}
 				}
 			}
 		case map[string]any:
-			if err := walkPlan(x, reads, writes, exprs); err != nil {
+			if err := walkPlan(x, reads, writes, locks, locking, exprs); err != nil {
 				return err
 			}
 		}
@@ -242,10 +273,18 @@ func walkPlan(node map[string]any, reads, writes Set, exprs *[]string) error {
 
 // explain returns the root plan node of sql's generic plan.
 func (c *Classifier) explain(ctx context.Context, sql string) (map[string]any, error) {
+	// The generic plan, with no partition pruned: the plan must name every
+	// relation the statement could touch for any parameter values (a plan
+	// explained with NULL parameters prunes every partition at executor
+	// start-up).
 	if _, err := c.conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
 		return nil, err
 	}
 	defer c.conn.Exec(context.WithoutCancel(ctx), "RESET plan_cache_mode")
+	if _, err := c.conn.Exec(ctx, "SET enable_partition_pruning = off"); err != nil {
+		return nil, err
+	}
+	defer c.conn.Exec(context.WithoutCancel(ctx), "RESET enable_partition_pruning")
 	_, _ = c.conn.Exec(ctx, "DEALLOCATE IF EXISTS interleave_footprint")
 	if _, err := c.conn.Exec(ctx, "PREPARE interleave_footprint AS "+sql); err != nil {
 		return nil, firstLine(err)
@@ -285,23 +324,24 @@ func firstLine(err error) error {
 // (pg_catalog) and not volatile: such a function cannot write (PostgreSQL
 // runs non-volatile functions read-only) and reads no relation but what
 // its arguments hold.
-func (c *Classifier) safeFunction(ctx context.Context, name string) (bool, error) {
+func (c *Classifier) safeFunction(ctx context.Context, name string) (safe, builtin bool, err error) {
 	cat := c.catalog
-	if ok, known := cat.functions[name]; known {
-		return ok, nil
+	key := c.session + name // an unqualified name resolves in the session's search_path
+	if f, known := cat.functions[key]; known {
+		return f.safe, f.builtin, nil
 	}
 	schema, fn := "", strings.Trim(name, `"`)
 	if s, f, ok := strings.Cut(fn, "."); ok {
 		schema, fn = s, f
 	}
-	var ok *bool
-	err := c.conn.QueryRow(ctx, `SELECT bool_and(n.nspname = 'pg_catalog' AND p.provolatile <> 'v')
+	var ok, bi *bool
+	err = c.conn.QueryRow(ctx, `SELECT bool_and(n.nspname = 'pg_catalog' AND p.provolatile <> 'v'), bool_and(n.nspname = 'pg_catalog')
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-		WHERE p.proname = $1 AND ($2 = '' OR n.nspname = $2)`, fn, schema).Scan(&ok)
+		WHERE p.proname = $1 AND ($2 = '' OR n.nspname = $2)`, fn, schema).Scan(&ok, &bi)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	safe := ok != nil && *ok
-	cat.functions[name] = safe
-	return safe, nil
+	f := function{safe: ok != nil && *ok, builtin: bi != nil && *bi}
+	cat.functions[key] = f
+	return f.safe, f.builtin, nil
 }

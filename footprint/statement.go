@@ -51,6 +51,23 @@ type Statement struct {
 	// committed", "repeatable read", "serializable"); SessionIsolation the
 	// session default a SET changes.
 	Isolation, SessionIsolation string
+
+	// Sets names the session parameter a SET, RESET or DISCARD ALL changes,
+	// among those that change what a later statement means:
+	// "search_path", "role", "session_authorization",
+	// "default_transaction_isolation", or "all" (RESET ALL, DISCARD ALL).
+	Sets string
+	// Reset: the parameter goes back to the session's default (RESET, SET
+	// ... TO DEFAULT, DISCARD ALL). Local: SET LOCAL, undone at the end of
+	// the transaction.
+	Reset, Local bool
+	// Text is a SET statement as it can be run again on another
+	// connection (Sets search_path, role or session_authorization).
+	Text string
+	// Opaque: a Global statement that runs code which may change the
+	// session's state (a user function, DO, CALL, set_config): what later
+	// statements of the session mean is no longer known.
+	Opaque bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }

@@ -169,6 +169,9 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 	for _, d := range ds {
 		if d.Step > last && len(d.Candidates) > 1 {
 			e.sum.Alternatives += len(d.Candidates) - 1
+			if e.opts.Overlap == Pairs {
+				e.sum.Alternatives += len(overlapPairs(d.Candidates))
+			}
 		}
 	}
 	return true

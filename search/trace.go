@@ -43,6 +43,9 @@ type Event struct {
 	// Relations read, locked (row locks, FOR KEY SHARE of a parent) and
 	// written (sequences as "sequence NAME"), sorted.
 	Reads, Locks, Writes []string
+	// Immediate are the names in Writes whose writes are visible before
+	// the transaction ends (sequences: nextval is not transactional).
+	Immediate []string
 	// Snapshot: the first statement of a REPEATABLE READ or SERIALIZABLE
 	// transaction, which takes the snapshot every later statement of it
 	// sees.
@@ -66,6 +69,11 @@ func dependent(x, y *Event) bool {
 	// Row locks and writes on a common relation: one waits for the other,
 	// or their writes land in another order (sequences included).
 	if meets(x.Locks, y.Locks, y.Writes) || meets(x.Writes, y.Locks, y.Writes) {
+		return true
+	}
+	// A write that is visible at once (a sequence's nextval) against a
+	// read of it.
+	if meets(x.Immediate, y.Reads) || meets(y.Immediate, x.Reads) {
 		return true
 	}
 	if visible(x, y) || visible(y, x) {
@@ -99,7 +107,9 @@ func visible(x, y *Event) bool {
 // visibleOnly is dependence through visibility alone: a waiting unit's
 // release against the events of the actor it waits on, which cannot change
 // whether it waits (docs/search.md, "waiting units").
-func visibleOnly(x, y *Event) bool { return visible(x, y) || visible(y, x) }
+func visibleOnly(x, y *Event) bool {
+	return visible(x, y) || visible(y, x) || meets(x.Immediate, y.Reads) || meets(y.Immediate, x.Reads)
+}
 
 func all(e *Event) []string {
 	return union(e.TxReads, e.TxWrites, e.TxLocks, e.Reads, e.Writes, e.Locks)
