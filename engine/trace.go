@@ -210,16 +210,16 @@ func laneParams(lanes []sched.LaneInfo, k [2]int) []string {
 
 // connTx follows one connection's session and transactions.
 type connTx struct {
-	defaults footprint.Vals // at connection start: what RESET returns to
-	sess     footprint.Vals // the session's values outside a transaction
-	tx       footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
-	pending  []footprint.Statement
-	status   byte   // before the next unit: I, T or E
-	open     bool   // a transaction is open
-	implicit bool   // the open transaction is the implicit one of a unit's statements
-	level    string // the open transaction's isolation
-	started  bool   // the open transaction ran a statement (took its snapshot)
-	global   bool   // the open transaction ran a global unit: its end is global too
+	defaults             footprint.Vals // at connection start: what RESET returns to
+	sess                 footprint.Vals // the session's values outside a transaction
+	tx                   footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
+	pending              []footprint.Statement
+	status               byte   // before the next unit: I, T or E
+	open                 bool   // a transaction is open
+	implicit             bool   // the open transaction is the implicit one of a unit's statements
+	level                string // the open transaction's isolation
+	started              bool   // the open transaction ran a statement (took its snapshot)
+	global               bool   // the open transaction ran a global unit: its end is global too
 	reads, writes, locks footprint.Set
 }
 
