@@ -78,6 +78,13 @@ CREATE VIEW low AS SELECT * FROM products WHERE stock < 5;
 CREATE TABLE events (id int, at date) PARTITION BY RANGE (at);
 CREATE TABLE events_2026 PARTITION OF events FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
 CREATE SEQUENCE tickets;
+CREATE TABLE jobs (id int PRIMARY KEY, owner text);
+CREATE VIEW claimable AS SELECT id FROM jobs WHERE owner IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED;
+CREATE TABLE bills (tenant int NOT NULL, amount int) PARTITION BY LIST (tenant);
+CREATE TABLE bills_1 PARTITION OF bills FOR VALUES IN (1);
+CREATE TABLE bills_2 PARTITION OF bills FOR VALUES IN (2);
+CREATE SCHEMA tenant_a;
+CREATE TABLE tenant_a.counter (id int PRIMARY KEY, n int NOT NULL);
 `
 
 func classifier(t *testing.T) (*Classifier, context.Context) {
@@ -137,6 +144,19 @@ func TestClassifyAsksPostgreSQL(t *testing.T) {
 		"DO $$ BEGIN END $$":                                                {kind: Global},
 		"SELECT * FROM nosuchtable":                                         {kind: Global},
 		"NOTIFY chan":                                                       {kind: Global},
+		// Issue 18's holes: a sequence read as a relation is the sequence
+		// nextval writes; a view's locking clause locks; a parameter does
+		// not prune partitions away; functions that see other sessions'
+		// uncommitted work are global.
+		"SELECT last_value FROM tickets":                   {kind: DML, reads: "sequence public.tickets"},
+		"SELECT id FROM claimable":                         {kind: DML, reads: "public.jobs", locks: "public.jobs"},
+		"SELECT count(*) FROM bills WHERE tenant = $1":     {kind: DML, reads: "public.bills public.bills_1 public.bills_2"},
+		"SELECT txid_current()":                            {kind: Global},
+		"SELECT pg_current_xact_id()":                      {kind: Global},
+		"SELECT currval('tickets')":                        {kind: Global},
+		"SELECT pg_sequence_last_value('tickets')":         {kind: Global},
+		"SET LOCAL search_path TO tenant_a":                {kind: Session},
+		"SELECT pg_stat_get_live_tuples('jobs'::regclass)": {kind: Global},
 	} {
 		got := c.Classify(ctx, sql)
 		if len(got) != 1 {
@@ -155,5 +175,82 @@ func TestClassifyAsksPostgreSQL(t *testing.T) {
 	u := Combine(multi)
 	if len(multi) != 3 || !u.Begins || !u.Ends || !u.Writes["public.counter"] || u.Global {
 		t.Errorf("a simple Query with three statements: %+v", u)
+	}
+}
+
+// TestClassifyInTheActorsSession: unqualified names resolve in the
+// session's search_path, not the classifier connection's; a session whose
+// state is unknown makes statements that resolve names global; the cache
+// keeps the two apart.
+func TestClassifyInTheActorsSession(t *testing.T) {
+	c, ctx := classifier(t)
+	tenant := SessionState{Setup: []string{"SET search_path TO tenant_a"}}
+	for _, tc := range []struct {
+		sess SessionState
+		want string
+	}{
+		{SessionState{}, "public.counter"},
+		{tenant, "tenant_a.counter"},
+		{SessionState{}, "public.counter"},
+	} {
+		got := c.ClassifyIn(ctx, tc.sess, "SELECT n FROM counter")
+		if len(got) != 1 || got[0].Kind != DML || strings.Join(got[0].Reads, " ") != tc.want {
+			t.Errorf("in %v: %+v, want reads %s", tc.sess.Setup, got, tc.want)
+		}
+	}
+	got := c.ClassifyIn(ctx, SessionState{Unknown: "a user function ran"}, "SELECT n FROM counter; COMMIT")
+	if len(got) != 2 || got[0].Kind != Global || got[1].Kind != Commit {
+		t.Errorf("an unknown session: %+v", got)
+	}
+	bad := c.ClassifyIn(ctx, SessionState{Setup: []string{"SET ROLE no_such_role"}}, "SELECT n FROM counter")
+	if len(bad) != 1 || bad[0].Kind != Global {
+		t.Errorf("a session that cannot be reproduced: %+v", bad)
+	}
+	var sp string
+	if err := c.conn.QueryRow(ctx, "SHOW search_path").Scan(&sp); err != nil || strings.Contains(sp, "tenant_a") {
+		t.Errorf("the classifier's connection kept the session's search_path: %q %v", sp, err)
+	}
+}
+
+// TestDefaultsFollowDatabaseAndRoleSettings: a connection's default
+// isolation and search_path come from its start-up packet, else the
+// database's and role's settings made after the classifier connected.
+func TestDefaultsFollowDatabaseAndRoleSettings(t *testing.T) {
+	c, ctx := classifier(t)
+	if _, err := c.conn.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', current_database(), 'repeatable read');
+		EXECUTE format('ALTER DATABASE %I SET search_path = tenant_a, public', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	var user string
+	if err := c.conn.QueryRow(ctx, "SELECT current_user").Scan(&user); err != nil {
+		t.Fatal(err)
+	}
+	v := c.Defaults(ctx, []string{"user", user, "database", "x"})
+	if v.Isolation != "repeatable read" {
+		t.Errorf("isolation from ALTER DATABASE: %q", v.Isolation)
+	}
+	if got := c.ClassifyIn(ctx, v.State(), "SELECT n FROM counter"); len(got) != 1 || strings.Join(got[0].Reads, " ") != "tenant_a.counter" {
+		t.Errorf("search_path from ALTER DATABASE: %+v", got)
+	}
+	v = c.Defaults(ctx, []string{"user", user, "options", "-c default_transaction_isolation=serializable --search_path=public"})
+	if v.Isolation != "serializable" {
+		t.Errorf("isolation from options: %q", v.Isolation)
+	}
+	if got := c.ClassifyIn(ctx, v.State(), "SELECT n FROM counter"); len(got) != 1 || strings.Join(got[0].Reads, " ") != "public.counter" {
+		t.Errorf("search_path from options: %+v", got)
+	}
+	v = c.Defaults(ctx, []string{"user", user, "default_transaction_isolation", "read committed"})
+	if v.Isolation != "read committed" {
+		t.Errorf("isolation from a start-up parameter: %q", v.Isolation)
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	got, ok := parseOptions(`-c search_path=a\ b -cstatement_timeout=5 --default-transaction-isolation=serializable`)
+	if !ok || got["search_path"] != "a b" || got["statement_timeout"] != "5" || got["default_transaction_isolation"] != "serializable" {
+		t.Errorf("parseOptions: %v %v", got, ok)
+	}
+	if _, ok := parseOptions("-x"); ok {
+		t.Error("an unknown option parsed")
 	}
 }

@@ -334,6 +334,11 @@ func (c *Classifier) safeFunction(ctx context.Context, name string) (safe, built
 	if s, f, ok := strings.Cut(fn, "."); ok {
 		schema, fn = s, f
 	}
+	if observesOthers(fn) {
+		f := function{safe: false, builtin: true}
+		cat.functions[key] = f
+		return false, true, nil
+	}
 	var ok, bi *bool
 	err = c.conn.QueryRow(ctx, `SELECT bool_and(n.nspname = 'pg_catalog' AND p.provolatile <> 'v'), bool_and(n.nspname = 'pg_catalog')
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -344,4 +349,19 @@ func (c *Classifier) safeFunction(ctx context.Context, name string) (safe, built
 	f := function{safe: ok != nil && *ok, builtin: bi != nil && *bi}
 	cat.functions[key] = f
 	return f.safe, f.builtin, nil
+}
+
+// observesOthers reports a built-in function that PostgreSQL marks stable
+// but whose result depends on other sessions' work before it commits:
+// transaction ids (txid_current assigns one, in the order the sessions ask),
+// snapshots of the transactions in progress, statistics counters, and the
+// age of an id against the current one.
+func observesOthers(fn string) bool {
+	fn = strings.ToLower(fn)
+	for _, p := range []string{"txid_", "pg_current_", "pg_stat_", "pg_snapshot", "pg_last_"} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return fn == "age" || fn == "mxid_age"
 }
