@@ -96,6 +96,7 @@ type ProxyWriter struct {
 	mu       sync.Mutex
 	cur      []byte // records not yet handed to the compressor
 	recorded int64  // record bytes accepted
+	records  int    // records accepted: at most MaxRecords
 	streams  map[int]bool
 	dropped  Dropped
 	lost     map[int]bool // streams with a record not kept
@@ -189,6 +190,11 @@ func (w *ProxyWriter) record(kind uint8, stream int, dir netproxy.Direction, par
 	case newStream && len(w.streams) >= maxStreams:
 		w.dropLocked(stream, n, at, fmt.Sprintf("more than %d connections: a capture numbers each connection's TCP port in its pcapng from 40000 up", maxStreams))
 		return
+	case w.records >= MaxRecords-maxStreams && !(kind == KindClosed && w.streams[stream]):
+		// What a reader decodes (Decode): the rest is kept for the ends of
+		// the streams.
+		w.dropLocked(stream, n, at, fmt.Sprintf("the capture holds %d records, the most a reader decodes", w.records))
+		return
 	case w.recorded+int64(recordHeader+n) > w.header.Budget && !(kind == KindClosed && w.streams[stream]):
 		// A stream's end is kept while its bytes are (a bounded 32 bytes
 		// of reason per stream), so that the trace does not show
@@ -200,6 +206,7 @@ func (w *ProxyWriter) record(kind uint8, stream int, dir netproxy.Direction, par
 		parts, n = [][]byte{parts[0][:32]}, 32
 	}
 	w.streams[stream] = true
+	w.records++
 	w.recorded += int64(recordHeader + n)
 	var h [recordHeader]byte
 	h[0], h[2] = kind, uint8(dir)

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/pginterleave/interleave/artifact"
@@ -123,6 +124,22 @@ const (
 	fromServer = "server"
 )
 
+// MaxTraceMessages bounds the protocol messages Trace decodes (runs of
+// DataRow and CopyData count once): a message costs about 300 bytes
+// decoded and a Sync takes 5 bytes of capture, so a 250 MiB record of
+// Syncs, 74 KB compressed, made 50 million of them (8.8 GB). At the bound
+// a trace takes about 300 MiB besides the capture.
+const MaxTraceMessages = 1 << 20
+
+// messageBudget is what Trace's stream tracers may still decode.
+type messageBudget struct{ left int }
+
+func (b *messageBudget) spent() bool { return b != nil && b.left < 0 }
+
+func (b *messageBudget) err() error {
+	return fmt.Errorf("%w: more than %d protocol messages, more than trace decodes (about %d MiB of memory)", ErrOverLimit, MaxTraceMessages, MaxTraceMessages*300>>20)
+}
+
 // Trace decodes raw (a capture) message by message, per stream and per
 // release unit. units and conns come from the attempt's artifact; a unit is
 // matched to the client write whose bytes hash to its hash. Bytes that do
@@ -138,18 +155,26 @@ func Trace(raw []byte, units []UnitInfo, conns []ConnInfo) (*TraceResult, error)
 		return nil, err
 	}
 	ix := indexConns(conns)
+	budget := &messageBudget{left: MaxTraceMessages}
 	tracers := make(map[streamKey]*streamTracer, len(keys))
 	for _, k := range keys {
 		tracers[k] = newStreamTracer(k, ports[k], ix)
+		tracers[k].budget = budget
 	}
 	res := &TraceResult{Streams: []StreamTrace{}}
 	res.Missing = assignUnits(units, ix, tracers)
 	for _, r := range recs {
 		tracers[streamKey{r.Actor, r.Stream}].record(r)
+		if budget.spent() {
+			return nil, budget.err()
+		}
 	}
 	for _, k := range keys {
 		st := tracers[k]
 		st.finish()
+		if budget.spent() {
+			return nil, budget.err()
+		}
 		res.Missing = append(res.Missing, st.unmatched(k.Stream)...)
 		res.Streams = append(res.Streams, st.t)
 	}

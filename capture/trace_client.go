@@ -18,7 +18,7 @@ func (st *streamTracer) clientRecord(r Record) {
 		return
 	}
 	unit := st.matchUnit(r.Data)
-	msgs := decodeClient(r.Data, at)
+	msgs := decodeClient(r.Data, at, st.room())
 	if unit == nil && st.cur >= 0 && st.t.Exchanges[st.cur].Unit != nil && copyOnly(msgs) {
 		// COPY data belongs to the unit that started the COPY.
 		for _, m := range msgs {
@@ -34,6 +34,11 @@ func (st *streamTracer) clientRecord(r Record) {
 // bytes of a message still arriving keep framing across the write: a
 // driver may send Terminate while a cancelled unit answers.
 func (st *streamTracer) openExchange(unit *UnitInfo, at int64, msgs []Message) {
+	if st.budget != nil { // an exchange costs about what a message does
+		if st.budget.left--; st.budget.spent() {
+			return
+		}
+	}
 	st.t.Exchanges = append(st.t.Exchanges, Exchange{Unit: unit, ClientUS: at, Client: []Message{}, Server: []Message{}})
 	st.cur = len(st.t.Exchanges) - 1
 	want := 0
@@ -146,9 +151,13 @@ func (st *streamTracer) startupMessage(m *Message, body []byte) error {
 }
 
 // decodeClient decodes the typed messages of one client write.
-func decodeClient(b []byte, at int64) []Message {
+//
+// At most limit messages are decoded (limit < 0: all): a caller with a budget
+// stops there rather than hold a slice of every message of a hostile
+// write.
+func decodeClient(b []byte, at int64, limit int) []Message {
 	var out []Message
-	for len(b) > 0 {
+	for len(b) > 0 && (limit < 0 || len(out) < limit) {
 		if len(b) < 5 {
 			return append(out, undecodable(fromClient, at, len(b), "a message header cut short"))
 		}

@@ -27,7 +27,7 @@ func (st *streamTracer) serverBytes(r Record) {
 const maxServerMessage = 1 << 30
 
 func (st *streamTracer) decodeServer() {
-	for len(st.buf) > 0 {
+	for len(st.buf) > 0 && !st.budget.spent() {
 		if st.sslPending > 0 {
 			st.sslPending--
 			st.emit(1, sslResponse(st.buf[0]))

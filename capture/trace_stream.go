@@ -34,6 +34,10 @@ type streamTracer struct {
 
 	rec, sub int // the record being decoded (from 1) and messages so far
 
+	// budget, shared by the streams of a trace, is how many more messages
+	// may be filed (nil: no bound); past it nothing more is decoded.
+	budget *messageBudget
+
 	// Server bytes not yet decoded: they arrive in chunks that need not
 	// follow message boundaries.
 	buf        []byte
@@ -99,11 +103,24 @@ func (st *streamTracer) add(ex int, m Message) {
 	}
 	st.sub++
 	m.ord[1] = st.sub
+	if st.budget.spent() {
+		return
+	}
 	list := &st.t.Startup
 	if ex >= 0 {
 		list = st.exchangeList(ex, m)
 	}
-	appendMerged(list, m)
+	if appendMerged(list, m) && st.budget != nil {
+		st.budget.left--
+	}
+}
+
+// room is how many more messages may be decoded from one write.
+func (st *streamTracer) room() int {
+	if st.budget == nil {
+		return -1
+	}
+	return st.budget.left + 1
 }
 
 // exchangeList returns the list of exchange ex that m goes to. A server
@@ -132,8 +149,9 @@ func (st *streamTracer) exchangeList(ex int, m Message) *[]Message {
 }
 
 // appendMerged appends m to list, folding a DataRow or CopyData into a run
-// of the same type and direction that ends the list.
-func appendMerged(list *[]Message, m Message) {
+// of the same type and direction that ends the list; it reports whether
+// the list grew.
+func appendMerged(list *[]Message, m Message) bool {
 	if n := len(*list); n > 0 && (m.Type == "DataRow" || m.Type == "CopyData") {
 		p := &(*list)[n-1]
 		if p.Type == m.Type && p.From == m.From {
@@ -142,10 +160,11 @@ func appendMerged(list *[]Message, m Message) {
 			if t := max(m.AtUS, m.LastUS); t > p.AtUS {
 				p.LastUS = t
 			}
-			return
+			return false
 		}
 	}
 	*list = append(*list, m)
+	return true
 }
 
 func (st *streamTracer) finish() {
