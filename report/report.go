@@ -98,8 +98,9 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 	if err := artifact.Validate(a); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	a = shallowValues(a)
 	// The embedded JSON is artifact.Encode's, so "Download JSON" gives the
-	// bytes artifact.Write stores.
+	// bytes artifact.Write stores (unless a value was cut to depth).
 	encoded, err := artifact.Encode(a)
 	if err != nil {
 		return fmt.Errorf("report: encode the artifact: %w", err)
@@ -149,6 +150,30 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// shallowValues returns a, or a copy of a whose actor values nested deeper
+// than artifact.MaxValueDepth show "…" there: the page embeds the artifact
+// indented, two spaces a level a line, so a 20 KB value nested 9,990 deep
+// made a 200 MB page (issue 19 item 3). a itself is not changed.
+func shallowValues(a *artifact.Artifact) *artifact.Artifact {
+	var actors []artifact.ActorResult
+	for i, r := range a.Actors {
+		v, cut := artifact.CutDepth(r.Value, artifact.MaxValueDepth)
+		if !cut {
+			continue
+		}
+		if actors == nil {
+			actors = append([]artifact.ActorResult(nil), a.Actors...)
+		}
+		actors[i].Value = v
+	}
+	if actors == nil {
+		return a
+	}
+	c := *a
+	c.Actors = actors
+	return &c
 }
 
 // fileName is the download name of a's JSON.
