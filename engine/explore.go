@@ -129,6 +129,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		}
 		if reduce && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) {
 			rep.Trace = w.reductionTrace(ctx, r)
+			if so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
+				rep.Behaviour = w.behaviour(ctx, r)
+			}
 		}
 		switch {
 		case errors.Is(r.SchedErr, search.ErrDiverged):
@@ -178,6 +181,16 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	case sum.Inconclusive > 0 || sum.Diverged > 0:
 		res.Outcome = OutcomeInconclusive
 		res.Message = unjudged(sum)
+	case sum.Check.NewBehaviours > 0:
+		// The reduction called an order equivalent to an explored one, and
+		// it was not: the pass would rest on a wrong dependence.
+		res.Outcome = OutcomeInconclusive
+		first := sum.Check.First
+		if c := sum.Check; c.FirstSample != nil && c.FirstParent != nil {
+			first = search.CheckFinding(*c.FirstSample, *c.FirstParent, sc.ActorNames())
+		}
+		res.Message = fmt.Sprintf("the reduction's check found %d skipped orders (of %d sampled) whose behaviour no explored order had: %s; explore without the reduction to see every order, and please report the scenario",
+			sum.Check.NewBehaviours, sum.Check.Sampled, first)
 	default:
 		res.Outcome = OutcomePass
 	}

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
@@ -33,6 +34,10 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 	if opts.Workers <= 0 {
 		opts.Workers = 1
 	}
+	if opts.ReductionCheck == 0 {
+		opts.ReductionCheck = DefaultReductionCheck
+	}
+	broken.Store(brokenDependence())
 	e := &explorer{
 		opts:        opts,
 		hooks:       hooks,
@@ -45,6 +50,11 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 		seenSched:   map[uint64]bool{},
 		sampled:     opts.Strategy.Sampled(),
 		sum:         &Summary{Strategy: opts.Strategy, FirstFailure: -1, Reduction: opts.Reduction},
+		behaviours:  map[string]bool{},
+		checkRand:   newCheckRand(opts.Seed),
+	}
+	if opts.Reduction == POR && !opts.Strategy.Sampled() && opts.ReductionCheck > 0 {
+		e.checkN = opts.ReductionCheck
 	}
 	e.cond = sync.NewCond(&e.mu)
 	e.push(&node{})
@@ -73,9 +83,46 @@ type explorer struct {
 	por       map[uint64]*porState
 	// victimPlans are the plans queued for another deadlock victim.
 	victimPlans map[string]bool
+
+	// The reduction check (check.go).
+	checkN        int
+	checkRand     *rand.Rand
+	skipped       []skippedOrder
+	check         ReductionCheck
+	behaviours    map[string]bool
+	behaviourFull bool
 }
 
 func (e *explorer) explore(ctx context.Context) *Summary {
+	e.runWorkers(ctx)
+	e.mu.Lock()
+	exhausted := e.stopping == "" && e.front.Len() == 0 && e.sum.PrunedByBytes == 0
+	checking := exhausted && e.checkN > 0 && e.sum.Failures == 0 && e.queueCheck()
+	e.mu.Unlock()
+	if checking {
+		e.runWorkers(ctx)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.sum
+	s.Check = e.check
+	s.Pending = e.front.Len()
+	s.Elapsed = time.Since(e.start)
+	switch {
+	case e.stopping != "":
+		s.StopReason = e.stopping
+	case s.Pending == 0 && s.PrunedByBytes > 0:
+		s.StopReason = StopMemory
+	case s.Pending == 0:
+		s.StopReason = StopExhausted
+	}
+	s.Distinct = len(e.seenSched) // at most maxSeenSchedules
+	return s
+}
+
+// runWorkers runs the workers until the frontier is empty or the search
+// stops.
+func (e *explorer) runWorkers(ctx context.Context) {
 	var wg sync.WaitGroup
 	for w := 0; w < e.opts.Workers; w++ {
 		wg.Add(1)
@@ -98,21 +145,6 @@ func (e *explorer) explore(ctx context.Context) *Summary {
 	}()
 	wg.Wait()
 	close(stopWatch)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := e.sum
-	s.Pending = e.front.Len()
-	s.Elapsed = time.Since(e.start)
-	switch {
-	case e.stopping != "":
-		s.StopReason = e.stopping
-	case s.Pending == 0 && s.PrunedByBytes > 0:
-		s.StopReason = StopMemory
-	case s.Pending == 0:
-		s.StopReason = StopExhausted
-	}
-	s.Distinct = len(e.seenSched) // at most maxSeenSchedules
-	return s
 }
 
 // stop ends the search for reason (the first one given stays) and wakes
@@ -280,6 +312,19 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		e.expandFor(n, seq, rep)
 		return
 	}
+	// The check's runs are counted apart from the search's attempts.
+	if n.check != notCheck {
+		switch {
+		case rep.Stop != nil:
+			s.StopErr = rep.Stop
+			e.stop(StopHarness)
+		case rep.Diverged || rep.Inconclusive:
+			// Not judged: the sample says nothing either way.
+		default:
+			e.recordCheck(n, seq, rep)
+		}
+		return
+	}
 	s.Attempted++
 	if len(rep.Decisions) > e.maxSteps {
 		e.maxSteps = len(rep.Decisions)
@@ -289,6 +334,13 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 			if c.Ref.Actor+1 > e.actors {
 				e.actors = c.Ref.Actor + 1
 			}
+		}
+	}
+	if rep.Behaviour != "" && !rep.Diverged && rep.Stop == nil {
+		if e.behaviours[rep.Behaviour] || len(e.behaviours) < maxBehaviours {
+			e.behaviours[rep.Behaviour] = true
+		} else {
+			e.behaviourFull = true
 		}
 	}
 	depth := n.depth
@@ -356,7 +408,7 @@ const maxSeenSchedules = 1 << 18
 // expandFor queues what follows an attempt: the alternatives its races call
 // for under reduction, every alternative otherwise; e.mu held.
 func (e *explorer) expandFor(n *node, seq int, rep Report) {
-	if e.opts.Reduction == POR && !(n.depth == 0 && e.opts.Shards > 1) && e.expandReduced(n, seq, rep.Decisions, rep.Trace) {
+	if e.opts.Reduction == POR && !(n.depth == 0 && e.opts.Shards > 1) && e.expandReduced(n, seq, rep.Decisions, rep.Trace, rep.Behaviour) {
 		return
 	}
 	e.expand(n, seq, rep.Decisions)

@@ -11,6 +11,11 @@ type node struct {
 	child     int // index among the parent's children
 	path      []int32
 	nextChild int // children queued so far (partial-order reduction)
+	// check marks a node of the reduction check, skipped the order it
+	// samples, sampleBehaviour what the sample did (for a parent run).
+	check           checkKind
+	skipped         *skippedOrder
+	sampleBehaviour string
 }
 
 // frontier is a priority queue of plans. For fifo (breadth-first, fewest

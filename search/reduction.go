@@ -69,7 +69,7 @@ func (e *explorer) state(key uint64) *porState {
 // expandReduced queues the alternatives the races of one attempt call for;
 // e.mu held. It returns false when the attempt carries no trace (the
 // caller then expands every alternative).
-func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trace) bool {
+func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trace, behaviour string) bool {
 	if tr == nil {
 		return false
 	}
@@ -164,6 +164,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		e.queueDependentPairs(tr, ds, keys, queue)
 	}
 	n.nextChild = child
+	e.noteSkipped(n, ds, keys, behaviour)
 	// What the unreduced search would have queued from this attempt.
 	last := n.plan.lastStep()
 	for _, d := range ds {

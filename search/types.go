@@ -25,6 +25,10 @@ type Report struct {
 	Deadlocks []Deadlock
 	// Actors is how many actors the attempt had.
 	Actors int
+	// Behaviour summarises what the attempt did (each actor's results and
+	// errors, the database at the end), for the reduction check; "" when
+	// not known.
+	Behaviour string
 }
 
 // RunFunc runs one attempt on worker w following policy. seq is the
@@ -67,6 +71,10 @@ type Options struct {
 	// prefixes beyond it are dropped, counted, and the search is then not
 	// exhaustive.
 	FrontierBytes int
+	// ReductionCheck is how many skipped orders an exhausted reduced
+	// search runs before it may pass (0: DefaultReductionCheck; negative:
+	// none).
+	ReductionCheck int
 	// Order, when set, is an explicit release order for a single attempt
 	// (RunOnce); the search strategies ignore it.
 	Order []OrderStep
@@ -138,6 +146,10 @@ type Summary struct {
 	// FirstDivergence says where the first plan that could not be
 	// followed diverged.
 	FirstDivergence string
+	// Check is what the reduction check found; CheckFailed says that the
+	// first failure is a sampled skipped order's.
+	Check       ReductionCheck
+	CheckFailed bool
 	// VictimChoices is how many alternatives chose another deadlock victim.
 	VictimChoices int
 	MaxDepth      int // deepest plan attempted
