@@ -17,8 +17,11 @@ import (
 // breaks (the default order runs the importer's first insert first).
 func halfImport(strict bool) interleave.Scenario {
 	return interleave.Scenario{
-		Name:  "half-import",
-		Setup: func(ctx context.Context, db *pgx.Conn) error { _, err := db.Exec(ctx, "CREATE TABLE t (n int)"); return err },
+		Name: "half-import",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE t (n int)")
+			return err
+		},
 		Actors: []interleave.Actor{
 			{Name: "importer", Run: func(ctx context.Context, cs string) (any, error) {
 				c, err := pgx.Connect(ctx, cs)

@@ -45,9 +45,9 @@ type skippedOrder struct {
 type checkKind uint8
 
 const (
-	notCheck     checkKind = iota
-	checkSample            // a sampled skipped order
-	checkParent            // the order a sample was skipped from, run again
+	notCheck    checkKind = iota
+	checkSample           // a sampled skipped order
+	checkParent           // the order a sample was skipped from, run again
 )
 
 // ReductionCheck is what the check of a reduced search found.
