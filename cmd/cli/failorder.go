@@ -15,11 +15,27 @@ import (
 // report show the rest.
 const maxOrderLines = 40
 
-// printOrder writes the executing commands of a recorded attempt in release
-// order, one line each: the step, the actor (and its connection when it has
-// several), the SQL, and what happened to it (lock waits, errors, pairs).
-// Statement preparations are left out: they never carry a choice.
-func printOrder(w io.Writer, a *artifact.Artifact, path string) {
+// OrderStep is one executing command of a recorded attempt, as released:
+// what the summary prints under "The order that failed" and --json gives
+// as firstFailure.order.
+type OrderStep struct {
+	Step  int    `json:"step"`
+	Actor string `json:"actor"`
+	// Conn is the actor's connection, for an actor that used several.
+	Conn *int   `json:"conn,omitempty"`
+	SQL  string `json:"sql"`
+	// Note is what happened to it beyond running: lock waits, errors, a
+	// pair release.
+	Note string `json:"note,omitempty"`
+}
+
+// failingOrder lists the executing commands of a recorded attempt in
+// release order. Statement preparations are left out: they never carry a
+// choice.
+func failingOrder(a *artifact.Artifact) []OrderStep {
+	if a == nil {
+		return nil
+	}
 	units := map[artifact.UnitRef]*artifact.Unit{}
 	multi := map[string]bool{}
 	for i := range a.Units {
@@ -29,43 +45,56 @@ func printOrder(w io.Writer, a *artifact.Artifact, path string) {
 			multi[u.Actor] = true
 		}
 	}
-	type line struct {
-		actor, sql, note string
-	}
-	var lines []line
-	width := 0
+	var steps []OrderStep
 	for _, d := range a.Schedule.Decisions {
 		for _, r := range d.Release {
 			u := units[artifact.UnitRef{Actor: r.Actor, Conn: r.Conn, Unit: r.Unit}]
 			if u == nil || u.Prepare {
 				continue
 			}
-			who := oneLine(u.Actor)
+			st := OrderStep{Step: len(steps) + 1, Actor: oneLine(u.Actor), SQL: unitText(u), Note: unitNote(u)}
 			if multi[u.Actor] {
-				who = fmt.Sprintf("%s#%d", who, u.Conn)
+				conn := u.Conn
+				st.Conn = &conn
 			}
-			width = max(width, utf8.RuneCountInString(who))
-			lines = append(lines, line{who, unitText(u), unitNote(u)})
+			steps = append(steps, st)
 		}
 	}
-	if len(lines) == 0 {
+	return steps
+}
+
+// printOrder writes the executing commands of a recorded attempt in release
+// order, one line each: the step, the actor (and its connection when it has
+// several), the SQL, and what happened to it (lock waits, errors, pairs).
+func printOrder(w io.Writer, a *artifact.Artifact, path string) {
+	steps := failingOrder(a)
+	if len(steps) == 0 {
 		return
 	}
+	who := make([]string, len(steps))
+	width := 0
+	for i, st := range steps {
+		who[i] = st.Actor
+		if st.Conn != nil {
+			who[i] = fmt.Sprintf("%s#%d", st.Actor, *st.Conn)
+		}
+		width = max(width, utf8.RuneCountInString(who[i]))
+	}
 	fmt.Fprintln(w, "The order that failed (executing commands as released):")
-	for i, l := range lines {
+	for i, st := range steps {
 		if i == maxOrderLines {
 			where := "interleave trace " + report.ShellQuote(path)
 			if path == "" {
 				where = "save the artifact (--out) and run interleave trace on it"
 			}
-			fmt.Fprintf(w, "  ... %d more; all of them: %s\n", len(lines)-i, where)
+			fmt.Fprintf(w, "  ... %d more; all of them: %s\n", len(steps)-i, where)
 			break
 		}
-		text := l.sql
-		if l.note != "" {
-			text += "  [" + l.note + "]"
+		text := st.SQL
+		if st.Note != "" {
+			text += "  [" + st.Note + "]"
 		}
-		fmt.Fprintf(w, "  %3d  %-*s  %s\n", i+1, width, l.actor, text)
+		fmt.Fprintf(w, "  %3d  %-*s  %s\n", i+1, width, who[i], text)
 	}
 }
 

@@ -157,7 +157,9 @@ func flagForOption(field string) string {
 
 // Usage is the flag reference of a scenario command (run, replay or
 // minimize), with defaults taken from defaults: what `--help` prints.
-func Usage(command string, defaults engine.Options) string {
+// extra are flags of the caller's own ({"--safe", "what it does"}), listed
+// first.
+func Usage(command string, defaults engine.Options, extra ...[2]string) string {
 	s := newSettings(defaults)
 	fs := flagSet(command, s)
 	var names []string
@@ -173,7 +175,10 @@ func Usage(command string, defaults engine.Options) string {
 		}
 	}
 	sort.Slice(names, func(a, b int) bool { return order[names[a]] < order[names[b]] })
-	var b strings.Builder
+	var heads, lines []string
+	for _, e := range extra {
+		heads, lines = append(heads, "      "+e[0]), append(lines, e[1])
+	}
 	for _, n := range names {
 		f := fs.Lookup(n)
 		kind, _ := flag.UnquoteUsage(f)
@@ -183,7 +188,7 @@ func Usage(command string, defaults engine.Options) string {
 		case kind == "value":
 			kind = "NAME"
 		}
-		head := "  --" + n
+		head := "      --" + n
 		if kind != "" {
 			head += " " + kind
 		}
@@ -192,7 +197,22 @@ func Usage(command string, defaults engine.Options) string {
 			d != "single-producer" && d != "sync-cycle" && d != "fifo" && d != "por" {
 			line += fmt.Sprintf(" (default %s)", d)
 		}
-		fmt.Fprintf(&b, "%-28s %s\n", head, line)
+		heads, lines = append(heads, head), append(lines, line)
+	}
+	heads, lines = append(heads, "  -h, --help"), append(lines, "help for "+command)
+	return FlagLines(heads, lines)
+}
+
+// FlagLines lays out a flag reference as cobra's help does: the flags in a
+// column, their descriptions three spaces after the longest.
+func FlagLines(heads, lines []string) string {
+	width := 0
+	for _, h := range heads {
+		width = max(width, len(h))
+	}
+	var b strings.Builder
+	for i, h := range heads {
+		fmt.Fprintf(&b, "%-*s   %s\n", width, h, lines[i])
 	}
 	return b.String()
 }

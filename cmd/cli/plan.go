@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -76,14 +77,50 @@ func inlinePlan(list string, sc engine.Scenario) ([]search.OrderStep, error) {
 		next[n] = 0
 	}
 	var order []search.OrderStep
-	for _, name := range strings.Split(list, ",") {
+	names := strings.Split(list, ",")
+	for i, name := range names {
 		name = strings.TrimSpace(name)
 		n, ok := next[name]
 		if !ok {
-			return nil, fmt.Errorf("%q is neither a file nor a list of the scenario's actors (%s), like alice,bob,alice,bob", oneLine(list), strings.Join(sc.ActorNames(), ", "))
+			actors := strings.Join(sc.ActorNames(), ", ")
+			switch {
+			case len(names) == 1:
+				return nil, fmt.Errorf("%q is neither a file nor an actor of the scenario (%s); give the order like %s", oneLine(name), actors, planExample(sc))
+			case name == "":
+				return nil, fmt.Errorf("step %d of %q names no actor; give the order like %s", i+1, oneLine(list), planExample(sc))
+			}
+			return nil, fmt.Errorf("step %d names %q, which is not an actor of the scenario (%s)", i+1, oneLine(name), actors)
 		}
 		order = append(order, search.OrderStep{Actor: name, Unit: n})
 		next[name] = n + 1
 	}
 	return order, nil
+}
+
+// planExample is an inline order of the scenario's first two actors.
+func planExample(sc engine.Scenario) string {
+	a := sc.ActorNames()
+	if len(a) < 2 {
+		return "alice,bob,alice,bob"
+	}
+	return strings.Join([]string{a[0], a[1], a[0], a[1]}, ",")
+}
+
+// planTooShort is how search reports an order that ends while an actor
+// still has a command pending.
+var planTooShort = regexp.MustCompile(`^the order has (\d+) steps, but actor (.+) has another command pending at decision (\d+)$`)
+
+// planMessage says what an order that ended too soon means for --plan, in
+// the words of the flag: how many steps it named (1 step, 2 steps) and
+// what to add.
+func planMessage(msg string) string {
+	m := planTooShort.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	steps := m[1] + " steps"
+	if m[1] == "1" {
+		steps = "1 step"
+	}
+	return fmt.Sprintf("--plan names %s, but actor %s has another command pending at decision %s: the order must name every executing command of every actor", steps, m[2], m[3])
 }

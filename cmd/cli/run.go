@@ -105,6 +105,10 @@ func Run(args []string, stdout, stderr io.Writer, p Program) int {
 			writeJSON(stdout, errorJSON{SchemaVersion: 1, Error: msg, ExitCode: code})
 		}
 		fmt.Fprintf(stderr, "interleave: %s\n", msg)
+		var ue *UsageError
+		if errors.As(err, &ue) && ue.Usage != "" {
+			fmt.Fprintf(stderr, "Usage: %s\n", ue.Usage)
+		}
 	}
 	return code
 }
@@ -119,7 +123,7 @@ func describeError(err error) string {
 		}
 	}
 	s := strings.TrimSpace(err.Error())
-	if !strings.HasSuffix(s, ".") {
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") {
 		s += "."
 	}
 	return oneLineKeepBreaks(s)
@@ -154,24 +158,29 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 			*jsonOut = true // errors in parsing are JSON too
 		}
 	}
-	args, err := parseInterspersed(fs, rest)
+	usage := usageLine(filepath.Base(os.Args[0]), command)
+	args, _, err := parseInterspersedAt(fs, rest)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: %s %s %s\n\nFlags:\n%s", filepath.Base(os.Args[0]), command, positional[command], Usage(command, p.Defaults))
+			fmt.Fprintf(stdout, "Usage:\n  %s\n\nFlags:\n%s", usage, Usage(command, p.Defaults))
 			return engine.ExitPass, nil
 		}
-		return 0, usageError("%v (see %s --help)", err, command)
+		return 0, &exitError{engine.ExitError, &UsageError{FlagError(err, rest, FlagNames(command)), usage}}
 	}
 	*jsonOut = s.json
 	if err := explicitZeros(fs); err != nil {
-		return 0, err
+		return 0, withUsage(err, usage)
 	}
-	want := 0
-	if command != "run" {
-		want = 1
+	if err := emptyValues(fs); err != nil {
+		return 0, withUsage(err, usage)
 	}
-	if len(args) != want {
-		return 0, usageError("%s takes %s; got %d arguments", command, positional[command], len(args))
+	switch {
+	case command == "run" && len(args) > 0:
+		return 0, withUsage(usageError("run takes no arguments, only flags; got %q", oneLine(args[0])), usage)
+	case command != "run" && len(args) == 0:
+		return 0, withUsage(usageError("%s needs ARTIFACT, the recorded failure (a JSON file written with --out)", command), usage)
+	case command != "run" && len(args) > 1:
+		return 0, withUsage(usageError("%s takes one ARTIFACT; got %d arguments", command, len(args)), usage)
 	}
 	if err := s.resolveServer(p); err != nil {
 		return 0, err
@@ -185,6 +194,15 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 }
 
 var positional = map[string]string{"run": "[flags]", "replay": "ARTIFACT [flags]", "minimize": "ARTIFACT [flags]"}
+
+// withUsage adds the usage line to a usage error.
+func withUsage(err error, usage string) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return &exitError{ee.code, &UsageError{ee.err.Error(), usage}}
+	}
+	return &exitError{engine.ExitError, &UsageError{err.Error(), usage}}
+}
 
 const programHelp = `Usage: %s COMMAND [flags]
 
@@ -264,6 +282,9 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, p Program, s *set
 		var err error
 		if s.plan != "" {
 			res, err = engine.RunOnce(ctx, sc, s.opts)
+			if res != nil {
+				res.Message = planMessage(res.Message)
+			}
 		} else {
 			res, err = engine.Explore(ctx, sc, s.opts)
 		}
@@ -341,43 +362,18 @@ func writeJSON(w io.Writer, v any) {
 	_ = enc.Encode(v)
 }
 
-// parseInterspersed parses flags that may come before and after positional
-// arguments (`replay failure.json --guided`), which the standard flag
-// package alone stops at; "--" ends the flags.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional, tail []string
-	for i, a := range args {
-		if a == "--" {
-			args, tail = args[:i], args[i+1:]
-			break
-		}
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return append(positional, tail...), nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
 // explicitZeros refuses a zero given on the command line where zero only
-// means "the default" in the library: --workers 0 is not one per CPU by
-// intent, --attempt-timeout 0 is not 30 seconds.
+// means "the default" in the library: --attempt-timeout 0 is not 30
+// seconds by intent. --workers 0 is allowed: one per CPU is what its help
+// says 0 means.
 func explicitZeros(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "workers", "attempt-timeout", "repeat", "max-message", "frontier-bytes":
+		case "attempt-timeout", "repeat", "max-message", "frontier-bytes":
 			if v := f.Value.String(); v == "0" || v == "0s" {
 				def := f.DefValue
 				switch f.Name {
-				case "workers":
-					def = "one per CPU"
 				case "max-message":
 					def = "256 MiB"
 				case "frontier-bytes":

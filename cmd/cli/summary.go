@@ -56,6 +56,9 @@ type FailureRef struct {
 	Kind     string  `json:"kind"`
 	Message  string  `json:"message"`
 	Artifact string  `json:"artifact,omitempty"`
+	// Order is the failing order: its executing commands as released,
+	// what the text summary prints under "The order that failed".
+	Order []OrderStep `json:"order,omitempty"`
 }
 
 // Summarize returns the machine-readable summary of an Explore result.
@@ -81,7 +84,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 		if path == nil {
 			path = []int32{} // the first schedule itself: [] in JSON, not null
 		}
-		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved}
+		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved, Order: failingOrder(r.Artifact)}
 	}
 	return f
 }

@@ -95,7 +95,8 @@ conditional UPDATE; every order is explored and the demo exits 0.`,
 				rest = append(rest, a)
 			}
 			if wantsHelp(rest) && len(rest) > 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), "Usage: interleave demo [--safe] [run flags]\n\n%s\n\nExamples:\n%s\n\nFlags:\n  --safe                     search the repaired buyers instead (every order explored, exit 0)\n%s", cmd.Long, cmd.Example, cli.Usage("run", interleave.Options{}))
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\n\nUsage:\n  interleave %s\n\nExamples:\n%s\n\nFlags:\n%s", cmd.Long, cmd.Use, cmd.Example,
+					cli.Usage("run", interleave.Options{}, [2]string{"--safe", "search the repaired buyers instead (every order explored, exit 0)"}))
 				return nil
 			}
 			p := cli.Program{Scenarios: []interleave.Scenario{oversellScenario(safe)}, Docker: dockerProvider}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -39,9 +40,11 @@ func initCommand() *cobra.Command {
 		Short: "Write a lost-update scenario that fails, to start from (Go by default; --js, --yaml)",
 		Long: `init writes a small scenario that Interleave finds a race in on its first
 attempt: two actors like the same post by reading the count, adding one and
-writing it back, and one like is lost. DIR (default interleave-scenario) is
-created when missing; init refuses, before writing anything, when any file it
-would write exists. It needs no network and installs nothing.
+writing it back, and one like is lost. DIR (default interleave-scenario, or
+interleave-scenario-js with --js and interleave-scenario-yaml with --yaml, so
+that the three kinds fit side by side) is created when missing; init refuses,
+before writing anything, when any file it would write exists. It needs no
+network and installs nothing.
 
   (default)  main.go (a scenario program calling interleave.Main with pgx),
              go.mod and README.md. Inside an existing Go module no go.mod is
@@ -62,19 +65,20 @@ says how to add the replace line (go mod edit -replace).`,
   interleave init likes --module-path ~/src/interleave`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "interleave-scenario"
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			o := scaffold.Options{Kind: scaffold.Go, Dir: dir}
+			o := scaffold.Options{Kind: scaffold.Go}
 			switch {
 			case js && yaml:
-				return fmt.Errorf("--js and --yaml exclude each other: pick one kind of scenario")
+				return &cli.UsageError{Msg: "--js and --yaml exclude each other: pick one kind of scenario", Usage: cmd.UseLine()}
 			case js:
 				o.Kind = scaffold.JavaScript
 			case yaml:
 				o.Kind = scaffold.YAML
 			}
+			dir := defaultInitDir[o.Kind]
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			o.Dir = dir
 			var notes []string
 			if o.Kind == scaffold.Go {
 				var err error
@@ -112,6 +116,14 @@ says how to add the replace line (go mod edit -replace).`,
 	cmd.Flags().StringVar(&modulePath, "module-path", "", "a checkout of github.com/pginterleave/interleave for the go.mod's replace directive (default: the source this binary was built from, when present)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was written and the next commands as JSON")
 	return cmd
+}
+
+// defaultInitDir is where init writes each kind of scenario without DIR:
+// one folder per kind, so that `init --js` after `init --yaml` works.
+var defaultInitDir = map[scaffold.Kind]string{
+	scaffold.Go:         "interleave-scenario",
+	scaffold.JavaScript: "interleave-scenario-js",
+	scaffold.YAML:       "interleave-scenario-yaml",
 }
 
 // goDependency decides how the scaffold's go.mod reaches Interleave's

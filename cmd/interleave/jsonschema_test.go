@@ -118,7 +118,11 @@ func TestJSONOutputs(t *testing.T) {
 	}{
 		{[]string{"run", "./examples/counter", "--out", art, "--summary", summary, "--json"}, 1, "summary", `"outcome": "violation"`},
 		{[]string{"run", "./examples/counter", "--out", art, "--json"}, 2, "error", "--force"},
-		{[]string{"run", "./examples/counter", "--bogus", "--json"}, 2, "error", "bogus"},
+		{[]string{"run", "./examples/counter", "--bogus", "--json"}, 2, "error", "unknown flag --bogus"},
+		{[]string{"run", "./examples/counter", "--max-run", "3", "--json"}, 2, "error", "did you mean --max-runs?"},
+		{[]string{"run", "./examples/counter", "--plan", "", "--json"}, 2, "error", "--plan is empty"},
+		// --workers 0 is one per CPU, as its help says; the failure's order is in the JSON.
+		{[]string{"run", "./examples/counter", "--workers", "0", "--json"}, 1, "summary", `"sql": "UPDATE counter SET n = $1 WHERE id = 1  -- $1=1 (int4?)"`},
 		{[]string{"run", "./examples/nonexistent", "--json"}, 2, "error", "no such file or directory"},
 		{[]string{"run", "scenario/testdata/counter.yaml", "--json"}, 1, "summary", `"scenario": "counter"`},
 		{[]string{"run", filepath.Join(tmp, "x.spec"), "--json"}, 2, "error", "not JSON"},
@@ -138,7 +142,8 @@ func TestJSONOutputs(t *testing.T) {
 		{[]string{"export", "--verify", filepath.Join(tmp, "nothing"), "--json"}, 2, "error", "nothing"},
 		{[]string{"demo", "--safe", "--json"}, 0, "summary", `"exhausted": true`},
 		{[]string{"version", "--json"}, 0, "version", `"postgresMajors"`},
-		{[]string{"version", "--bogus", "--json"}, 2, "error", "unknown flag: --bogus"},
+		{[]string{"version", "--bogus", "--json"}, 2, "error", "unknown flag --bogus"},
+		{[]string{"version", "--jsn", "--json"}, 2, "error", "unknown flag --jsn; did you mean --json?"},
 		{[]string{"init", filepath.Join(tmp, "go"), "--json"}, 0, "init", `"kind": "go"`},
 		{[]string{"init", filepath.Join(tmp, "js"), "--js", "--json"}, 0, "init", `"kind": "js"`},
 		{[]string{"init", filepath.Join(tmp, "yaml"), "--yaml", "--json"}, 0, "init", `"kind": "yaml"`},

@@ -9,9 +9,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +36,13 @@ func run(args []string) int {
 	if c, ok := err.(exitCode); ok {
 		return int(c)
 	}
-	return reportError(err, args, os.Stdout, os.Stderr)
+	code := reportError(err, args, os.Stdout, os.Stderr)
+	var ue *cli.UsageError
+	if errors.As(err, &ue) && ue.Usage != "" {
+		// One error line, then the usage line: not the whole help.
+		fmt.Fprintf(os.Stderr, "Usage: %s\n", ue.Usage)
+	}
+	return code
 }
 
 // newRoot is the interleave command with every subcommand.
@@ -74,6 +82,7 @@ The words the output uses are explained by: interleave help terms`,
 		termsTopic(),
 		proxyCommand(),
 	)
+	uniformUsageErrors(root)
 	root.Version = buildVersion().text()
 	root.SetVersionTemplate("{{.Version}}")
 	addCompletionExamples(root)

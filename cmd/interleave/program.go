@@ -26,27 +26,42 @@ import (
 // programCommand builds the scenario program named by the first argument and
 // runs it with the subcommand and the remaining arguments.
 func programCommand(name, use, short string, positional int) *cobra.Command {
+	usage := "interleave " + use
+	long := short + ".\n\n" + programHelp[name]
 	help := func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: interleave %s\n\n%s.\n%s\nExamples:\n%s\nFlags:\n%s", use, short, programHelp, programExamples[name], cli.Usage(name, interleave.Options{}))
+		// The layout of every other command's help (cobra's): description,
+		// usage, examples, flags.
+		fmt.Fprintf(w, "%s\nUsage:\n  %s\n\nExamples:\n%s\nFlags:\n%s", long, usage, programExamples[name], cli.Usage(name, interleave.Options{}))
 	}
 	cmd := &cobra.Command{
 		Use:                use,
 		Short:              short,
+		Long:               long,
 		Example:            programExamples[name],
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wantsHelp(args) {
 				help(cmd.OutOrStdout())
-				if len(args) == 0 {
-					return exitCode(2)
-				}
 				return nil
 			}
-			if len(args) < positional {
-				return fmt.Errorf("interleave %s needs %d arguments: %s", name, positional, use)
-			}
-			if isScenarioFile(args[0]) {
+			if len(args) > 0 && strings.EqualFold(filepath.Ext(args[0]), ".spec") {
+				// A spec has flags of its own (--expected).
 				code := runScenarioFile(name, args[0], args[1:])
+				printTermsPointer(os.Stdout, args, code)
+				return exitCode(code)
+			}
+			dir, rest, err := programArgs(name, args, usage, positional)
+			if err != nil {
+				return err
+			}
+			if file, err := scenarioFileIn(dir, usage); err != nil {
+				return err
+			} else if file != "" {
+				fmt.Fprintf(os.Stderr, "interleave: %s holds no Go program; running its scenario file %s.\n", dir, file)
+				dir = file
+			}
+			if isScenarioFile(dir) {
+				code := runScenarioFile(name, dir, rest)
 				printTermsPointer(os.Stdout, args, code)
 				return exitCode(code)
 			}
@@ -57,7 +72,7 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 			sigs := make(chan os.Signal, 2)
 			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(sigs)
-			bin, cleanup, err := buildProgram(args[0], sigs)
+			bin, cleanup, err := buildProgram(dir, sigs)
 			if err != nil {
 				var em *exitWithMessage
 				if errors.As(err, &em) {
@@ -67,13 +82,13 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			childArgs := append([]string{name}, args[1:]...)
-			env, stop, err := dockerForChild(cmd.Context(), args[1:])
+			childArgs := append([]string{name}, rest...)
+			env, stop, err := dockerForChild(cmd.Context(), rest)
 			if err != nil {
 				return err
 			}
 			defer stop()
-			code := runChild(bin, childArgs, args[0], env, sigs)
+			code := runChild(bin, childArgs, dir, env, sigs)
 			printTermsPointer(os.Stdout, args, code)
 			return exitCode(code)
 		},
@@ -81,6 +96,67 @@ func programCommand(name, use, short string, positional int) *cobra.Command {
 	// `interleave help run` prints the same, without building anything.
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { help(c.OutOrStdout()) })
 	return cmd
+}
+
+// programArgs checks the flags of run, replay or minimize before anything
+// is built, as the scenario program will parse them, and takes out DIR:
+// the first argument that is not a flag or a flag's value.
+func programArgs(name string, args []string, usage string, positional int) (string, []string, error) {
+	pos, at, err := cli.ParseArgs(name, args, usage)
+	if err != nil {
+		return "", nil, err
+	}
+	what := map[string]string{
+		"run":      "DIR, the scenario program's directory (or a scenario file)",
+		"replay":   "DIR and ARTIFACT: the scenario program's directory (or a scenario file) and the recorded failure",
+		"minimize": "DIR and ARTIFACT: the scenario program's directory (or a scenario file) and the recorded failure",
+	}[name]
+	switch {
+	case len(pos) < positional && len(pos) == 0:
+		return "", nil, &cli.UsageError{Msg: fmt.Sprintf("%s needs %s", name, what), Usage: usage}
+	case len(pos) < positional:
+		return "", nil, &cli.UsageError{Msg: fmt.Sprintf("%s needs %s; got only %q", name, what, termtext.Line(pos[0])), Usage: usage}
+	case len(pos) > positional:
+		return "", nil, &cli.UsageError{Msg: fmt.Sprintf("%s takes %s; got %d arguments: %s", name, what, len(pos), quoteArgs(pos)), Usage: usage}
+	}
+	rest := append(append([]string{}, args[:at[0]]...), args[at[0]+1:]...)
+	return pos[0], rest, nil
+}
+
+// scenarioFileIn is the scenario file to run when dir holds no Go files
+// but one scenario file (what `interleave init --js` or `--yaml` writes),
+// "" when dir holds Go files (or is not a directory: the build says why),
+// and an error that says what to run when it holds several or none.
+func scenarioFileIn(dir, usage string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", nil
+	}
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		if strings.HasSuffix(n, ".go") {
+			return "", nil
+		}
+		switch strings.ToLower(filepath.Ext(n)) {
+		case ".yaml", ".yml", ".mjs", ".spec":
+			files = append(files, filepath.Join(dir, n))
+		case ".js":
+			if strings.HasPrefix(n, "scenario.") {
+				files = append(files, filepath.Join(dir, n))
+			}
+		}
+	}
+	switch len(files) {
+	case 0:
+		return "", &cli.UsageError{Msg: fmt.Sprintf("%s holds no Go files and no scenario file: give the directory of a main package that calls interleave.Main, or a scenario file (.yaml, .mjs, .spec); interleave init writes one", dir), Usage: usage}
+	case 1:
+		return files[0], nil
+	}
+	return "", &cli.UsageError{Msg: fmt.Sprintf("%s holds no Go program but several scenario files (%s): name the one to run, for example interleave run %s", dir, termtext.Line(strings.Join(files, ", ")), shellQuote(files[0])), Usage: usage}
 }
 
 // programExamples are the examples of run, replay and minimize.
@@ -309,18 +385,29 @@ func runSpecFile(path string, args []string) int {
 	return code
 }
 
-const programHelp = `DIR is a main package that calls interleave.Main (it is built first); a scenario
-file (.yaml, .yml, or a JavaScript defineScenario module: .mjs, .js) may stand for DIR; ` + "`interleave run FILE.spec [--expected FILE]`" + ` runs a
-PostgreSQL isolation-tester spec.
-`
+// programHelp says what DIR is, per command.
+var programHelp = map[string]string{
+	"run": `DIR is a main package that calls interleave.Main (it is built first). A scenario
+file may stand for DIR: YAML (.yaml, .yml) or a JavaScript defineScenario module
+(.mjs, .js); a DIR with no Go files and one scenario file runs that file.
+` + "`interleave run FILE.spec [--expected FILE]`" + ` runs a PostgreSQL isolation-tester spec.
+`,
+	"replay": `DIR is the scenario program (or scenario file) that recorded ARTIFACT, or its
+repaired version with --guided. Exit 1 while the recorded failure still happens,
+0 once it does not, 3 when the recording does not apply.
+`,
+	"minimize": `DIR is the scenario program (or scenario file) that recorded ARTIFACT. The result
+is verified by exact replay and saved with --out.
+`,
+}
 
 // wantsHelp reports whether args ask for help before naming a program:
 // help needs no build.
 func wantsHelp(args []string) bool {
-	if len(args) == 0 {
-		return true
-	}
 	for _, a := range args {
+		if a == "--" {
+			break
+		}
 		if a == "-h" || a == "--help" || a == "-help" {
 			return true
 		}
