@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/internal/termtext"
 )
 
@@ -22,11 +24,20 @@ type ErrorJSON struct {
 	ExitCode      int    `json:"exitCode"`
 }
 
-// writeJSONOut prints v indented, with a final newline.
+// writeJSONOut prints v indented, with a final newline. It is the one
+// place the CLI writes JSON: strings quote artifacts, SQL, actors' output
+// and the server, so C1 controls and bidirectional and other format
+// characters leave escaped, as the text outputs print them as '?'
+// (artifact.EscapeJSONText).
 func writeJSONOut(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(artifact.EscapeJSONText(buf.Bytes()))
+	return err
 }
 
 // jsonRequested reports whether args ask for --json before any "--": then an

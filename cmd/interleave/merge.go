@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/pginterleave/interleave/cmd/cli"
@@ -28,9 +27,9 @@ func mergeCommand() *cobra.Command {
 			s := m.Summary
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				enc.Encode(s)
+				if err := writeJSONOut(w, s); err != nil {
+					return err
+				}
 			} else {
 				fmt.Fprintf(w, "%s: %d shards merged; %d attempted, %d completed; violations: %d; %s.\n", termtext.Line(s.Scenario), max(s.Shards, 1)-len(m.Missing), s.Attempted, s.Completed, s.Violations, termtext.Line(s.Outcome))
 				fmt.Fprintf(w, "Search: %s; pending prefixes: %d; maximum attempted depth: %d; every shard exhausted its part: %v.\n", termtext.Line(s.Strategy), s.Pending, s.MaxDepth, s.Exhausted && len(m.Missing) == 0)

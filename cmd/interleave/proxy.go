@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -303,9 +302,7 @@ func traceProxyFile(cmd *cobra.Command, path string, asJSON, asSpec bool, pcapOu
 	}
 	w := cmd.OutOrStdout()
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(pt); err != nil {
+		if err := writeJSONOut(w, pt); err != nil {
 			return err
 		}
 	} else if err := pt.WriteText(w, path); err != nil {

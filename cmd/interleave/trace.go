@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -73,9 +72,7 @@ in its setup block. Run it with interleave run FILE.spec or pg_isolation_regress
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(TraceJSON{SchemaVersion: 1, TraceResult: tr}); err != nil {
+				if err := writeJSONOut(w, TraceJSON{SchemaVersion: 1, TraceResult: tr}); err != nil {
 					return err
 				}
 			} else {
