@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,5 +53,30 @@ func TestJSONOutputsEscapeControlAndBidi(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("trace --json: %s missing from\n%s", want, out)
 		}
+	}
+}
+
+// TestMergeBoundsTheShardCount: a summary naming more shards than
+// maxShards, or a shard outside its count, is refused at once with exit 2
+// (issue 19 item 3: a 655-byte summary saying "shards": 2147483647 made
+// merge run out of memory listing the shards that did not report).
+func TestMergeBoundsTheShardCount(t *testing.T) {
+	for _, c := range []struct{ name, shards string }{
+		{"2^20", `"shard": 1, "shards": 1048576`},
+		{"2^31-1", `"shard": 1, "shards": 2147483647`},
+		{"shard outside", `"shard": 9, "shards": 2`},
+		{"negative", `"shard": 1, "shards": -3`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "s.json")
+			body := `{"schemaVersion": 1, "scenario": "counter", "outcome": "pass", "strategy": "bfs", "exhausted": true, ` + c.shards + `}`
+			if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, code := runCaptured(t, []string{"merge", p})
+			if code != 2 || !strings.Contains(out, "it is not a summary of a sharded search") {
+				t.Fatalf("merge: exit %d, want 2 with a reason\n%.500s", code, out)
+			}
+		})
 	}
 }

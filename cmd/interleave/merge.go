@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/internal/termtext"
@@ -20,6 +23,9 @@ func mergeCommand() *cobra.Command {
   interleave merge s1.json s2.json --out failure.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkSummaries(args); err != nil {
+				return err
+			}
 			m, err := cli.MergeSummaries(args)
 			if err != nil {
 				return err
@@ -58,4 +64,60 @@ func mergeCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite --out")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged summary as JSON")
 	return cmd
+}
+
+// Bounds of the summaries merge reads: they are untrusted files, and a
+// shard count sizes the list of shards that did not report (655 bytes
+// saying "shards": 2147483647 made merge run out of memory; issue 19 item
+// 3). maxShards is above the 100,000 completions of a Kubernetes indexed
+// Job, the largest shard matrix we know of.
+const (
+	maxSummaryFile = 16 << 20
+	maxShards      = 1 << 17
+)
+
+// checkSummaries refuses, before anything is merged, a summary file that
+// is not a regular file, is over maxSummaryFile, or names a shard count
+// over maxShards or a shard outside it. What else makes a file no summary
+// MergeSummaries says.
+func checkSummaries(paths []string) error {
+	for _, p := range paths {
+		if err := checkSummary(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSummary(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; name the summary files the shards wrote with --summary", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSummaryFile+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxSummaryFile {
+		return fmt.Errorf("%s is over %d MiB; it is not an Interleave summary (written with --summary or --json)", path, maxSummaryFile>>20)
+	}
+	var probe struct {
+		Shard  int64 `json:"shard"`
+		Shards int64 `json:"shards"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return nil // MergeSummaries names what is wrong
+	}
+	if probe.Shards < 0 || probe.Shards > maxShards || probe.Shard < 0 || probe.Shard > max(probe.Shards, 1) {
+		return fmt.Errorf("%s says it is shard %d of %d; a summary's shard count is from 1 to %d, and its shard one of them: it is not a summary of a sharded search (written with --shard K/N --summary FILE)", path, probe.Shard, probe.Shards, maxShards)
+	}
+	return nil
 }
