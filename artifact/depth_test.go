@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/pginterleave/interleave/artifact"
 )
@@ -33,4 +34,42 @@ func TestCutDepth(t *testing.T) {
 	if !cut || artifact.ValueDepth(out) != artifact.MaxValueDepth || !json.Valid(out) {
 		t.Fatalf("100,000 deep: cut %v to depth %d (valid %v)", cut, artifact.ValueDepth(out), json.Valid(out))
 	}
+}
+
+// FuzzValueJSON: CutDepth never panics and, on JSON, returns JSON within
+// the depth (the input itself when it was within); EscapeJSONText of any
+// string's JSON decodes to the same string and leaves no C1 control or
+// format character raw.
+func FuzzValueJSON(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"]}"}],"c":null}`), 2)
+	f.Add([]byte(strings.Repeat("[", 200)+strings.Repeat("]", 200)), 64)
+	f.Add([]byte("\"\u009b\u202e\U000e0041\""), 0)
+	f.Fuzz(func(t *testing.T, raw []byte, max int) {
+		max = max%100 + 1
+		if max < 1 {
+			max += 100
+		}
+		out, cut := artifact.CutDepth(raw, max)
+		if !cut && string(out) != string(raw) {
+			t.Fatalf("not cut, but changed: %q -> %q", raw, out)
+		}
+		if json.Valid(raw) {
+			if !json.Valid(out) || artifact.ValueDepth(out) > max {
+				t.Fatalf("CutDepth(%q, %d) = %q: valid %v, depth %d", raw, max, out, json.Valid(out), artifact.ValueDepth(out))
+			}
+		}
+		s := string(raw)
+		enc, _ := json.Marshal(s)
+		esc := artifact.EscapeJSONText(enc)
+		var want, back string
+		_ = json.Unmarshal(enc, &want) // s with invalid UTF-8 replaced
+		if err := json.Unmarshal(esc, &back); err != nil || back != want {
+			t.Fatalf("EscapeJSONText(%q) = %q decodes to %q (%v)", enc, esc, back, err)
+		}
+		for _, r := range string(esc) {
+			if r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r) {
+				t.Fatalf("EscapeJSONText left %U raw in %q", r, esc)
+			}
+		}
+	})
 }
