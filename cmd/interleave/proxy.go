@@ -26,7 +26,7 @@ import (
 // proxyOptions are interleave proxy's flags.
 type proxyOptions struct {
 	listen, upstream, upstreamCA string
-	upstreamTLS, force           bool
+	upstreamTLS, force, asJSON   bool
 	capturePath, pcapPath        string
 	budget                       string
 	maxMessage                   int
@@ -37,7 +37,7 @@ type proxyOptions struct {
 func proxyCommand() *cobra.Command {
 	var o proxyOptions
 	cmd := &cobra.Command{
-		Use:   "proxy --upstream URL [--listen ADDR] [--capture FILE] [--pcap FILE]",
+		Use:   "proxy --upstream URL [--listen ADDR] [--capture FILE] [--pcap FILE] [--json]",
 		Short: "Record what any application sends to PostgreSQL: a transparent, recording wire-protocol proxy",
 		Example: `  interleave proxy --upstream postgres://localhost:5432 --listen 127.0.0.1:6432 --capture app.capture
   DATABASE_URL=postgres://app@127.0.0.1:6432/app npm test      # in another shell; Ctrl+C the proxy after
@@ -58,7 +58,8 @@ compressed as they come into a working file beside FILE (.FILE.data-*), so memor
 stays at a few MiB however long the proxy runs; --capture-budget bounds what is
 recorded, and past it nothing more is kept (the proxy keeps forwarding), and the
 file and this command say what was dropped. --pcap FILE also writes the capture as
-pcapng for Wireshark.
+pcapng for Wireshark. --json prints, when the proxy stops, one JSON object on stdout:
+the addresses, the files written and what the recording holds.
 
 The upstream URL's host, port and sslmode are used; a password in it is never
 used, printed or recorded. --upstream-tls (or sslmode=require, verify-ca or
@@ -79,6 +80,7 @@ plain text (an SSLRequest is answered N).`,
 	f.StringVar(&o.budget, "capture-budget", "256MiB", "most record bytes kept in a recording (B, KiB, MiB, GiB; at most 1GiB)")
 	f.BoolVar(&o.force, "force", false, "overwrite existing --capture and --pcap files")
 	f.IntVar(&o.maxMessage, "max-message", netproxy.DefaultMaxMessage, "largest client message accepted, in bytes")
+	f.BoolVar(&o.asJSON, "json", false, "when the proxy stops, print what it recorded and wrote as JSON (progress stays on stderr)")
 	_ = cmd.MarkFlagRequired("upstream")
 	return cmd
 }
@@ -173,8 +175,14 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	case <-ctx.Done():
 	}
 	p.Shutdown()
-	if err := finishRecording(stderr, w, o, recordTo); err != nil {
+	h, err := finishRecording(stderr, w, o, recordTo)
+	if err != nil {
 		return err
+	}
+	if o.asJSON {
+		if err := writeJSONOut(cmd.OutOrStdout(), proxyJSON(o, p.Addr().String(), ep, h)); err != nil {
+			return err
+		}
 	}
 	if s, ok := sig.(syscall.Signal); ok {
 		return exitCode(128 + int(s))
@@ -182,15 +190,42 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	return nil
 }
 
-// finishRecording writes the capture file and the pcapng, and says what
-// they hold.
-func finishRecording(stderr io.Writer, w *capture.ProxyWriter, o proxyOptions, recordTo string) error {
+// ProxyJSON is what `interleave proxy --json` prints when it stops.
+type ProxyJSON struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Listen        string `json:"listen"`
+	Upstream      string `json:"upstream"` // host:port or socket path, never credentials
+	UpstreamTLS   bool   `json:"upstreamTls"`
+	// Capture and PCAP are the files written (absent when not asked for);
+	// the counts are the recording's, when there was one.
+	Capture        string           `json:"capture,omitempty"`
+	PCAP           string           `json:"pcap,omitempty"`
+	Connections    int              `json:"connections"`
+	Size           int64            `json:"size"`
+	CompressedSize int64            `json:"compressedSize"`
+	Dropped        *capture.Dropped `json:"dropped,omitempty"`
+}
+
+func proxyJSON(o proxyOptions, listen string, ep pgserver.Endpoint, h *capture.ProxyHeader) ProxyJSON {
+	out := ProxyJSON{SchemaVersion: 1, Listen: listen, Upstream: ep.Address, UpstreamTLS: ep.TLS != nil, Capture: o.capturePath, PCAP: o.pcapPath}
+	if h != nil {
+		out.Connections, out.Size, out.CompressedSize, out.Dropped = h.Streams, h.Size, h.CompressedSize, h.Dropped
+		if o.capturePath == "" {
+			out.CompressedSize = 0 // only the pcapng was written
+		}
+	}
+	return out
+}
+
+// finishRecording writes the capture file and the pcapng, says what they
+// hold and returns the capture's header (nil: nothing was recorded).
+func finishRecording(stderr io.Writer, w *capture.ProxyWriter, o proxyOptions, recordTo string) (*capture.ProxyHeader, error) {
 	if w == nil {
-		return nil
+		return nil, nil
 	}
 	h, err := w.Close()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if o.capturePath != "" {
 		fmt.Fprintf(stderr, "interleave proxy: wrote %s: %d connections, %d bytes recorded (%d compressed); read it with: interleave trace %s\n",
@@ -201,21 +236,21 @@ func finishRecording(stderr io.Writer, w *capture.ProxyWriter, o proxyOptions, r
 			d.Reason, d.FromUS, d.Records, d.Bytes, d.Streams)
 	}
 	if o.pcapPath == "" {
-		return nil
+		return h, nil
 	}
 	_, raw, err := capture.ReadProxyFile(recordTo)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := pcapng.Write(&buf, raw); err != nil {
-		return err
+		return nil, err
 	}
 	if err := artifact.WriteFileAtomic(o.pcapPath, buf.Bytes(), o.force); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "interleave proxy: wrote %s (open it with wireshark, or: tshark -r %s -d tcp.port==5432,pgsql)\n", o.pcapPath, o.pcapPath)
-	return nil
+	return h, nil
 }
 
 // upstreamEndpoint reads the server's address and TLS settings from the
