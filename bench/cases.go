@@ -177,6 +177,17 @@ func Cases() []Case {
 			Actors: [][]Step{
 				{q("BEGIN"), q("SELECT id FROM claimable"), q("COMMIT")},
 				{q("BEGIN"), q("SELECT id FROM claimable"), q("COMMIT")}}},
+		// A built-in stable function that reads a table its argument names
+		// (the plan names no relation): in a transaction the lock check
+		// corrects it; in autocommit only the function rule can.
+		{Name: "table-to-xml-in-transaction", Setup: "CREATE TABLE t (n int);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("SELECT table_to_xml('t', true, false, '')::text"), q("SELECT 1"), q("COMMIT")},
+				{q("INSERT INTO t VALUES (1)")}}},
+		{Name: "table-to-xml-autocommit", Setup: "CREATE TABLE t (n int);",
+			Actors: [][]Step{
+				{q("SELECT table_to_xml('t', true, false, '')::text"), q("SELECT 1")},
+				{q("INSERT INTO t VALUES (1)")}}},
 		{Name: "temp-and-session", Setup: counter, Actors: [][]Step{
 			{q("SET application_name = 'x'"), q("SHOW application_name"), q("UPDATE counter SET n = n + 1")},
 			{q("SET search_path TO public"), q("SELECT n FROM counter")}}},

@@ -239,6 +239,9 @@ type Differential struct {
 	Lost, Extra          []Behaviour
 	FullTime, ReduceTime time.Duration
 	FullStop, ReduceStop string
+	// Corrections: units the reduced search made global because
+	// PostgreSQL held a relation lock outside their footprint.
+	Corrections int
 }
 
 // RunDifferential explores c with and without reduction on server opts
@@ -263,6 +266,7 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 			d.Full, d.FullTime, d.FullStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
 		} else {
 			d.Reduced, d.ReduceTime, d.ReduceStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
+			d.Corrections = res.Summary.LockCorrections
 		}
 	}
 	d.Behaviours = len(recs[0].Seen)

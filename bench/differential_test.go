@@ -27,7 +27,7 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d behaviours; %d orders without reduction (%v), %d with (%v)", d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond))
+			t.Logf("%d behaviours; %d orders without reduction (%v), %d with (%v); %d lock corrections", d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond), d.Corrections)
 			for _, b := range d.Lost {
 				t.Errorf("lost by the reduction: %s", b)
 			}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -22,7 +23,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		return nil
 	}
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
-	fps := w.unitFootprints(ctx, r.Sched, cls)
+	fps, corrections := w.unitFootprints(ctx, r.Sched, cls)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -30,7 +31,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	for _, u := range r.Sched.Units {
 		units[u.Ref] = u
 	}
-	tr := &search.Trace{}
+	tr := &search.Trace{Corrections: corrections}
 	type pendingEnd struct {
 		at  int64
 		ev  search.Event
@@ -130,20 +131,23 @@ func waitedOn(u *sched.UnitRecord) []int {
 // level, its first statement (the snapshot of REPEATABLE READ and
 // SERIALIZABLE), and where it ends, also inside a unit (COMMIT; BEGIN in
 // one Query) and at a connection's close.
-func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *footprint.Classifier) map[sched.UnitRef]search.Event {
+func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *footprint.Classifier) (map[sched.UnitRef]search.Event, int) {
 	byConn := map[[2]int][]*sched.UnitRecord{}
 	for _, u := range res.Units {
 		k := [2]int{u.Ref.Actor, u.Ref.Conn}
 		byConn[k] = append(byConn[k], u)
 	}
 	out := map[sched.UnitRef]search.Event{}
+	held := w.heldLockNames(ctx, res)
+	corrections := 0
 	for k, us := range byConn {
 		sort.Slice(us, func(i, j int) bool { return us[i].Ref.Unit < us[j].Ref.Unit })
 		def := cls.Defaults(ctx, laneParams(res.Lanes, k))
-		c := connTx{defaults: def, sess: def.Clone(), status: 'I'}
+		c := connTx{defaults: def, sess: def.Clone(), status: 'I', prepared: footprint.Set{}}
 		c.tx = c.sess.Clone()
 		st := capture.NewStatements()
 		var last sched.UnitRef
+		hasLast := false
 		for _, u := range us {
 			d := st.Unit(u.Bytes)
 			if u.Prepare {
@@ -156,9 +160,14 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 						if s.Kind == footprint.DML {
 							stmts = append(stmts, footprint.Statement{Kind: footprint.DML})
 						}
+						// Planning a statement locks what it names until
+						// the transaction ends, run or not.
+						c.prepared.Add(s.Reads...)
+						c.prepared.Add(s.Writes...)
+						c.prepared.Add(s.Locks...)
 					}
 				}
-				out[u.Ref] = c.event(u, stmts, false)
+				out[u.Ref] = c.event(u, stmts, false, held[u])
 				continue
 			}
 			var stmts []footprint.Statement
@@ -183,17 +192,85 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				classify(sql)
 			}
 			forced := u.Copy != 0 || d.FunctionCall || !u.Completed
-			out[u.Ref] = c.event(u, stmts, forced)
-			last = u.Ref
+			out[u.Ref] = c.event(u, stmts, forced, held[u])
+			last, hasLast = u.Ref, true
 		}
 		// A connection that closes inside a transaction rolls it back:
 		// its locks are released after its last unit.
-		if c.status != 'I' && last != (sched.UnitRef{}) {
+		if c.status != 'I' && hasLast {
 			if ev, ok := out[last]; ok {
 				c.closeInTx(&ev)
 				out[last] = ev
 			}
 		}
+		corrections += c.corrections
+	}
+	return out, corrections
+}
+
+// heldLockNames names the relation locks each unit's backend held after it
+// (the units the scheduler read them for), as footprints name relations:
+// an index or TOAST table as its table, a sequence as "sequence S";
+// views, catalogs and temporary tables are left out (a view's rows are
+// its tables', which its plan names; catalogs and temporary tables are no
+// other actor's). A lock on a relation that no longer resolves is named
+// by its oid, which no footprint holds.
+func (w *worker) heldLockNames(ctx context.Context, res *sched.Result) map[*sched.UnitRecord][]string {
+	var oids []uint32
+	seen := map[uint32]bool{}
+	for _, u := range res.Units {
+		for _, l := range u.HeldLocks {
+			if !seen[l.Rel] {
+				seen[l.Rel] = true
+				oids = append(oids, l.Rel)
+			}
+		}
+	}
+	out := map[*sched.UnitRecord][]string{}
+	var db uint32
+	if err := w.control.QueryRow(ctx, "SELECT oid FROM pg_database WHERE datname = current_database()").Scan(&db); err != nil {
+		return out
+	}
+	names := map[uint32]string{}
+	skip := map[uint32]bool{}
+	if len(oids) > 0 {
+		rows, err := w.control.Query(ctx, `SELECT c.oid, CASE WHEN t.relkind = 'S' THEN 'sequence ' ELSE '' END || format('%s.%s', n.nspname, t.relname),
+			t.relkind = 'v' OR n.nspname IN ('pg_catalog', 'information_schema') OR n.nspname LIKE 'pg\_temp%' OR n.nspname LIKE 'pg\_toast%'
+			FROM pg_class c
+			LEFT JOIN pg_index i ON i.indexrelid = c.oid
+			LEFT JOIN pg_class owner ON owner.reltoastrelid = coalesce(i.indrelid, c.oid)
+			JOIN pg_class t ON t.oid = coalesce(owner.oid, i.indrelid, c.oid)
+			JOIN pg_namespace n ON n.oid = t.relnamespace
+			WHERE c.oid = ANY($1)`, oids)
+		if err != nil {
+			return out
+		}
+		for rows.Next() {
+			var oid uint32
+			var name string
+			var ignore bool
+			if rows.Scan(&oid, &name, &ignore) == nil {
+				names[oid], skip[oid] = name, ignore
+			}
+		}
+		rows.Close()
+	}
+	for _, u := range res.Units {
+		if !u.LocksRead {
+			continue
+		}
+		list := []string{}
+		for _, l := range u.HeldLocks {
+			if l.DB != db || skip[l.Rel] {
+				continue
+			}
+			n, ok := names[l.Rel]
+			if !ok {
+				n = fmt.Sprintf("relation %d", l.Rel)
+			}
+			list = append(list, n)
+		}
+		out[u] = list
 	}
 	return out
 }
@@ -221,6 +298,13 @@ type connTx struct {
 	started              bool   // the open transaction ran a statement (took its snapshot)
 	global               bool   // the open transaction ran a global unit: its end is global too
 	reads, writes, locks footprint.Set
+	// prepared: what the statements parsed in the open transaction name
+	// (planning locks them); corrected: a unit of the open transaction
+	// held a lock outside its footprint, and every later unit of it is
+	// global; corrections counts such units.
+	prepared    footprint.Set
+	corrected   bool
+	corrections int
 }
 
 // txSets are what the transactions a unit ended did.
@@ -245,7 +329,7 @@ func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
 }
 
 func (c *connTx) begin(implicit bool) {
-	c.open, c.implicit, c.started, c.global = true, implicit, false, false
+	c.open, c.implicit, c.started, c.global, c.corrected = true, implicit, false, false, false
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 }
@@ -278,6 +362,7 @@ func (c *connTx) end(commit bool, ended *txSets) {
 		c.sess.Unknown, c.tx.Unknown = unknown, unknown
 	}
 	c.pending, c.open, c.implicit = nil, false, false
+	c.prepared = footprint.Set{}
 }
 
 // setUnknown marks the session's values as no longer known.
@@ -381,7 +466,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 // transactions it runs in, and moves the state past it. forced makes the
 // unit global (a COPY, a function call by oid, a unit that did not
 // complete).
-func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool) search.Event {
+func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
 	f := footprint.Combine(stmts)
 	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
 		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
@@ -426,6 +511,21 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		c.reads.Add(ev.Reads...)
 		c.writes.Add(ev.Writes...)
 		c.locks.Add(ev.Locks...)
+	}
+	// The cross-check that does not trust the classification: what the
+	// backend holds in the open transaction must lie inside what the
+	// transaction was classified as touching.
+	if c.open && held != nil && !c.global {
+		for _, h := range held {
+			if !c.reads[h] && !c.writes[h] && !c.locks[h] && !c.prepared[h] {
+				c.corrected, c.global = true, true
+				c.corrections++
+				break
+			}
+		}
+	}
+	if c.corrected && c.open {
+		ev.Global = true
 	}
 	if ended.any {
 		ev.EndsTx = true

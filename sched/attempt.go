@@ -103,6 +103,9 @@ type lane struct {
 	// unit waits on another actor; valid while it equals a.epoch.
 	blockedAt uint64
 	waiting   bool // the current unit has a recorded, unfinished lock wait
+	// done is the lane's last completed unit while its held locks are to
+	// be read (it left a transaction open).
+	done *UnitRecord
 }
 
 // New prepares an attempt for cfg.Actors.
@@ -398,6 +401,11 @@ func (l *lane) Complete(r *netproxy.Result) {
 		u.SQLState, u.Error = string(r.SQLState), string(r.Error)
 	}
 	l.state, l.unit, l.waiting = laneIdle, nil, false
+	if r.TxStatus == 'T' || r.TxStatus == 'E' {
+		l.done = u
+	} else {
+		l.done = nil
+	}
 	a.actors[l.info.Actor].lastEvent = time.Now()
 	a.poke()
 }
@@ -407,7 +415,7 @@ func (l *lane) Closed(err error) {
 	a := l.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	l.closed = true
+	l.closed, l.done = true, nil
 	if err != nil {
 		l.info.Error = err.Error()
 		if a.laneErr == nil && !a.actors[l.info.Actor].done && netproxy.IsProxyError(err) {

@@ -93,6 +93,24 @@ func (a *Attempt) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		if reader, ok := a.cfg.Monitor.(LockReader); ok {
+			if pids, units := a.unreadLocksLocked(); len(pids) > 0 {
+				// Read what the units that left a transaction open hold
+				// before anything else runs: the reduction checks its
+				// classification against it.
+				a.mu.Unlock()
+				held, err := reader.HeldLocks(ctx, pids)
+				a.mu.Lock()
+				for i, u := range units {
+					u.LocksRead = err == nil
+					if err == nil {
+						u.HeldLocks = held[pids[i]]
+					}
+				}
+				a.mu.Unlock()
+				continue
+			}
+		}
 		cands, lanes := a.candidatesLocked()
 		if len(cands) == 0 {
 			// Every live actor waits on a lock and nothing can be released:
@@ -437,3 +455,19 @@ func (a *Attempt) stopReason(ctx context.Context) error {
 }
 
 var debugSched = os.Getenv("INTERLEAVE_DEBUG_SCHED") != ""
+
+// unreadLocksLocked lists the lanes' last units that left a transaction
+// open and whose held locks are not read yet, with their backends; a.mu
+// held. Each is taken once.
+func (a *Attempt) unreadLocksLocked() ([]uint32, []*UnitRecord) {
+	var pids []uint32
+	var units []*UnitRecord
+	for _, l := range a.lanes {
+		if u := l.done; u != nil && !l.closed && l.state != laneExecuting && l.info.BackendPID != 0 {
+			pids = append(pids, l.info.BackendPID)
+			units = append(units, u)
+			l.done = nil
+		}
+	}
+	return pids, units
+}

@@ -25,6 +25,38 @@ const waitsSQL = `SELECT a.pid, pg_isolation_test_session_is_blocked(a.pid, $2::
 FROM pg_stat_activity a
 WHERE a.pid = ANY($1::int4[]) AND (a.wait_event_type = 'Lock' OR a.wait_event = 'SafeSnapshot')`
 
+// LockReader is a LockMonitor that can also list the relation locks
+// backends hold (pg_locks), for the reduction's cross-check.
+type LockReader interface {
+	HeldLocks(ctx context.Context, pids []uint32) (map[uint32][]RelLock, error)
+}
+
+const heldSQL = `SELECT pid, database, relation FROM pg_locks
+WHERE pid = ANY($1::int4[]) AND locktype = 'relation' AND granted`
+
+// HeldLocks implements LockReader.
+func (m *PGMonitor) HeldLocks(ctx context.Context, pids []uint32) (map[uint32][]RelLock, error) {
+	ps := make([]int32, len(pids))
+	for i, p := range pids {
+		ps[i] = int32(p)
+	}
+	rows, err := m.conn.Query(ctx, heldSQL, ps)
+	if err != nil {
+		return nil, fmt.Errorf("read held locks: %w", err)
+	}
+	defer rows.Close()
+	out := map[uint32][]RelLock{}
+	for rows.Next() {
+		var pid int32
+		var db, rel uint32
+		if err := rows.Scan(&pid, &db, &rel); err != nil {
+			return nil, err
+		}
+		out[uint32(pid)] = append(out[uint32(pid)], RelLock{DB: db, Rel: rel})
+	}
+	return out, rows.Err()
+}
+
 // PGMonitor polls on one dedicated connection with one prepared statement.
 // It is used by one attempt at a time.
 type PGMonitor struct {

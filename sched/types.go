@@ -88,7 +88,17 @@ type UnitRecord struct {
 	Copy      byte
 	LockWaits []LockWait
 	Pair      bool // released together with another unit
+	// HeldLocks are the relation locks the unit's backend held once the
+	// unit had completed inside a transaction (pg_locks, read before the
+	// next decision), for the reduction's cross-check of its
+	// classification; LocksRead says they were read.
+	HeldLocks []RelLock
+	LocksRead bool
 }
+
+// RelLock is a relation lock PostgreSQL reports (pg_locks): the database's
+// and the relation's oids.
+type RelLock struct{ DB, Rel uint32 }
 
 // LaneInfo describes one connection of an actor.
 type LaneInfo struct {

@@ -73,6 +73,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 	if tr == nil {
 		return false
 	}
+	e.sum.LockCorrections += tr.Corrections
 	keys := stateKeys(ds, n.plan.Victims)
 	for k, d := range ds {
 		st := e.state(keys[k])

@@ -13,6 +13,10 @@ import (
 // search only compares relation names.
 type Trace struct {
 	Events []Event
+	// Corrections counts the units whose backend held a relation lock
+	// outside their transaction's footprint: they and the rest of their
+	// transaction were made global.
+	Corrections int
 }
 
 // EventKind says which part of a unit an event is.

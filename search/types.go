@@ -146,6 +146,9 @@ type Summary struct {
 	// FirstDivergence says where the first plan that could not be
 	// followed diverged.
 	FirstDivergence string
+	// LockCorrections counts units made global because PostgreSQL held a
+	// relation lock for them outside their classified footprint.
+	LockCorrections int
 	// Check is what the reduction check found; CheckFailed says that the
 	// first failure is a sampled skipped order's.
 	Check       ReductionCheck

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/pginterleave/interleave/footprint"
+	"github.com/pginterleave/interleave/sched"
+)
+
+func dml(reads, writes []string) footprint.Statement {
+	return footprint.Statement{Kind: footprint.DML, Reads: reads, Writes: writes}
+}
+
+func newConn() *connTx {
+	def := footprint.Vals{Stmts: map[string]string{}, Isolation: "read committed"}
+	c := &connTx{defaults: def, sess: def.Clone(), status: 'I', prepared: footprint.Set{}}
+	c.tx = c.sess.Clone()
+	return c
+}
+
+// TestLockCheckMakesTheRestOfTheTransactionGlobal: a unit whose backend
+// holds a relation lock outside its transaction's footprint becomes global,
+// and so do the later units of its transaction and its end; a unit whose
+// locks lie inside is left alone.
+func TestLockCheckMakesTheRestOfTheTransactionGlobal(t *testing.T) {
+	c := newConn()
+	begin := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}}, false, []string{})
+	in := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{dml([]string{"public.a"}, nil)}, false, []string{"public.a"})
+	if begin.Global || in.Global || c.corrections != 0 {
+		t.Fatalf("locks inside the footprint: begin %v, select %v, corrections %d", begin.Global, in.Global, c.corrections)
+	}
+	out := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{dml([]string{"public.a"}, nil)}, false, []string{"public.a", "tenant.a"})
+	next := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Session}}, false, nil)
+	end := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{{Kind: footprint.Commit}}, false, nil)
+	if !out.Global || !next.Global || !end.Global || !end.EndsTx || c.corrections != 1 {
+		t.Fatalf("a lock outside: unit %v, next %v, end %v (ends %v), corrections %d", out.Global, next.Global, end.Global, end.EndsTx, c.corrections)
+	}
+	after := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{dml([]string{"public.b"}, nil)}, false, nil)
+	if after.Global {
+		t.Fatal("the next transaction stayed global")
+	}
+}
+
+// TestTransactionsFollowedStatementByStatement: COMMIT; BEGIN in one unit
+// ends a transaction there; a multi-statement Query's implicit
+// transaction ends with the unit; a SET of a rolled-back transaction is
+// undone, SET LOCAL ends with its transaction, RESET returns to the
+// connection's default.
+func TestTransactionsFollowedStatementByStatement(t *testing.T) {
+	c := newConn()
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{dml(nil, []string{"public.t"})}, false, nil)
+	cp := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Commit}, {Kind: footprint.Begin}}, false, nil)
+	if !cp.EndsTx || len(cp.TxWrites) != 1 || cp.TxWrites[0] != "public.t" || !c.open {
+		t.Fatalf("COMMIT; BEGIN: ends %v, writes %v, open after %v", cp.EndsTx, cp.TxWrites, c.open)
+	}
+	c = newConn()
+	multi := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{dml(nil, []string{"public.t"}), dml([]string{"public.u"}, nil)}, false, nil)
+	if !multi.EndsTx || c.open {
+		t.Fatalf("implicit transaction: ends %v, open %v", multi.EndsTx, c.open)
+	}
+	set := footprint.Statement{Kind: footprint.Session, Sets: "search_path", Text: "SET search_path TO tenant"}
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}, set}, false, nil)
+	if c.tx.Stmts["search_path"] != set.Text {
+		t.Fatal("a SET inside a transaction is in effect in it")
+	}
+	c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{{Kind: footprint.Rollback}}, false, nil)
+	if c.tx.Stmts["search_path"] != "" || c.sess.Stmts["search_path"] != "" {
+		t.Fatal("a rolled-back SET is undone")
+	}
+	c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{set}, false, nil)
+	if c.sess.Stmts["search_path"] != set.Text {
+		t.Fatal("a SET outside a transaction lasts")
+	}
+	local := footprint.Statement{Kind: footprint.Session, Sets: "search_path", Text: "SET LOCAL search_path TO other", Local: true}
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}, local}, false, nil)
+	if c.tx.Stmts["search_path"] != local.Text {
+		t.Fatal("SET LOCAL is in effect in its transaction")
+	}
+	c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{{Kind: footprint.Commit}}, false, nil)
+	if c.tx.Stmts["search_path"] != set.Text {
+		t.Fatalf("SET LOCAL ends with its transaction: %q", c.tx.Stmts["search_path"])
+	}
+	c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{{Kind: footprint.Session, Sets: "search_path", Reset: true}}, false, nil)
+	if c.tx.Stmts["search_path"] != "" {
+		t.Fatal("RESET returns to the default")
+	}
+	iso := footprint.Statement{Kind: footprint.Session, SessionIsolation: "repeatable read"}
+	c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{iso}, false, nil)
+	first := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}, dml([]string{"public.t"}, nil)}, false, nil)
+	if !first.Snapshot {
+		t.Fatal("the first statement of a REPEATABLE READ transaction takes the snapshot")
+	}
+	opaque := footprint.Statement{Kind: footprint.Global, Why: "calls f", Opaque: true}
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{opaque}, false, nil)
+	if c.tx.State().Unknown == "" {
+		t.Fatal("a user function makes the session's state unknown")
+	}
+	last := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{dml([]string{"public.t"}, nil)}, false, nil)
+	c.closeInTx(&last)
+	if !last.EndsTx || !last.Global {
+		t.Fatalf("a connection closed in a global transaction: ends %v global %v", last.EndsTx, last.Global)
+	}
+}
