@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/search"
 )
 
 // settings is everything a command's flags set: the library's options and
@@ -27,6 +28,8 @@ type settings struct {
 
 	guided bool
 	repeat int
+
+	reductionCheck int // --reduction-check N (0: off)
 
 	minAttempts int
 	minTime     time.Duration
@@ -100,6 +103,7 @@ var searchFlags = []flagDef{
 	{"depth", "pct: the bug depth d (d-1 priority change points; 0: 2)", intFlag(func(s *settings) *int { return &s.opts.Search.Depth }), "Search.Depth"},
 	{"overlap", "pairs: also release two units of different actors together and let PostgreSQL interleave them", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Overlap }), "Search.Overlap"},
 	{"reduction", "por: run once the orders that differ only by swapping independent commands (default); none: every order", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Reduction }), "Search.Reduction"},
+	{"reduction-check", "after a reduced search explores every order, run this many of the orders it skipped as equivalent before saying pass (0: none)", intFlag(func(s *settings) *int { return &s.reductionCheck }), "Search.ReductionCheck"},
 	{"workers", "attempts run in parallel, each on its own database (0: one per CPU)", intFlag(func(s *settings) *int { return &s.opts.Search.Workers }), "Search.Workers"},
 	{"frontier-bytes", "memory budget for pending prefixes (0: 256 MiB)", intFlag(func(s *settings) *int { return &s.opts.Search.FrontierBytes }), "Search.FrontierBytes"},
 	{"shard", "explore part K of N of the search (K/N, 1 <= K <= N); combine with interleave merge", strFlag(func(s *settings) *string { return &s.shard }), "Search.Shard"},
@@ -223,7 +227,12 @@ func isBool(f *flag.Flag) bool {
 }
 
 func newSettings(defaults engine.Options) *settings {
-	s := &settings{opts: defaults, progress: true, dockerImage: "postgres:16", repeat: 1}
+	s := &settings{opts: defaults, progress: true, dockerImage: "postgres:16", repeat: 1, reductionCheck: search.DefaultReductionCheck}
+	if defaults.Search.ReductionCheck > 0 {
+		s.reductionCheck = defaults.Search.ReductionCheck
+	} else if defaults.Search.ReductionCheck < 0 {
+		s.reductionCheck = 0
+	}
 	if s.opts.AttemptTimeout == 0 {
 		s.opts.AttemptTimeout = 30 * time.Second
 	}

@@ -25,6 +25,8 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		switch {
 		case r.Outcome == engine.OutcomePass && s.PrunedByDepth > 0:
 			tail = fmt.Sprintf("pass: every order with at most %d choices was explored (%d longer prefixes not explored)", s.MaxDepth, s.PrunedByDepth)
+		case r.Outcome == engine.OutcomePass && s.Reduction == search.POR && s.Check.Sampled > 0:
+			tail = fmt.Sprintf("frontier exhausted: every order was explored (%d skipped orders sampled, no new behaviour); pass", s.Check.Sampled)
 		case r.Outcome == engine.OutcomePass:
 			tail = "frontier exhausted: every order was explored; pass"
 		case r.Outcome == engine.OutcomeInconclusive:
@@ -39,6 +41,12 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		if s.Reduction == search.POR && s.Alternatives > 0 {
 			fmt.Fprintf(w, "Reduction: %d of %d alternative orders skipped as equivalent to orders explored (they differ only by swapping independent commands; --reduction none explores them).\n",
 				s.Alternatives-s.Queued, s.Alternatives)
+		}
+		if s.LockCorrections > 0 {
+			fmt.Fprintf(w, "Lock check: %d commands held a lock outside what their statements were classified as touching; they and the rest of their transactions were treated as depending on everything.\n", s.LockCorrections)
+		}
+		if c := s.Check; c.Unrepeatable > 0 {
+			fmt.Fprintf(w, "Check: %d of %d sampled skipped orders behaved as no explored order did, but so did the orders they were skipped from when run again: the actors' results are not a function of the order alone, so the check concluded nothing from them.\n", c.Unrepeatable, c.Sampled)
 		}
 		if s.StopReason == search.StopHarness && s.StopErr != nil && r.Outcome != engine.OutcomeHarnessError {
 			// The failure reported was found before: say why the search

@@ -259,6 +259,14 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, p Program, s *set
 	if len(list) > 1 && (s.opts.Output.Out != "" || s.summary != "" || s.json || s.plan != "") {
 		return 0, usageError("--out, --summary, --plan and --json need --scenario NAME when the program has several scenarios")
 	}
+	switch {
+	case s.reductionCheck < 0:
+		return 0, usageError("--reduction-check is %d; it must be 0 (none) or more", s.reductionCheck)
+	case s.reductionCheck == 0:
+		s.opts.Search.ReductionCheck = -1
+	default:
+		s.opts.Search.ReductionCheck = s.reductionCheck
+	}
 	if s.shard != "" {
 		if s.opts.Search.Shard, s.opts.Search.Shards, err = ParseShard(s.shard); err != nil {
 			return 0, usageError("%v", err)

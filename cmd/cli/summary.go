@@ -46,13 +46,31 @@ type SummaryFile struct {
 	Reduction    string `json:"reduction"`
 	Alternatives int    `json:"alternatives"`
 	Skipped      int    `json:"skippedAsEquivalent"`
+	// ReductionCheck is the reduced search's check of itself.
+	ReductionCheck *ReductionCheck `json:"reductionCheck,omitempty"`
 	// FirstFailure locates the earliest failure in the exploration order.
 	FirstFailure *FailureRef `json:"firstFailure,omitempty"`
 }
 
-// FailureRef names a failing attempt and where its artifact was saved.
+// ReductionCheck is what the check of a reduced search found: how many
+// skipped orders it could sample from and ran, and what they did.
+type ReductionCheck struct {
+	// LockCorrections counts units made global because PostgreSQL held a
+	// relation lock for them outside their classified footprint.
+	LockCorrections int    `json:"lockCorrections"`
+	Skipped         int    `json:"skipped"`
+	Sampled         int    `json:"sampled"`
+	NewBehaviours   int    `json:"newBehaviours"`
+	Unrepeatable    int    `json:"unrepeatable"`
+	First           string `json:"first,omitempty"`
+}
+
+// FailureRef names a failing attempt, the order of its commands and where
+// its artifact was saved.
 type FailureRef struct {
-	Path     []int32 `json:"path"` // child indices from the first schedule
+	// Path is the attempt's place in the search: the child indices from
+	// the first schedule, [] for the first schedule itself.
+	Path     []int32 `json:"path"`
 	Kind     string  `json:"kind"`
 	Message  string  `json:"message"`
 	Artifact string  `json:"artifact,omitempty"`
@@ -78,6 +96,8 @@ func Summarize(r *engine.Result) *SummaryFile {
 	f.Reduction = s.Reduction.String()
 	if s.Reduction == search.POR {
 		f.Alternatives, f.Skipped = s.Alternatives, s.Alternatives-s.Queued
+		c := s.Check
+		f.ReductionCheck = &ReductionCheck{LockCorrections: s.LockCorrections, Skipped: c.Skipped, Sampled: c.Sampled, NewBehaviours: c.NewBehaviours, Unrepeatable: c.Unrepeatable, First: c.First}
 	}
 	if r.Outcome.Failed() && r.Artifact != nil {
 		path := s.FirstFailurePath
