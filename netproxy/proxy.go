@@ -40,6 +40,25 @@ type Config struct {
 	// the proxy is the one place every client passes. The recorder gets
 	// the packet as the client sent it.
 	Options string
+	// StartupTimeout bounds the time from a connection's first byte until
+	// its session is attached (start-up and authentication done, the
+	// server's first ReadyForQuery forwarded): 0 means
+	// DefaultStartupTimeout, negative none. Until then a client's messages
+	// are bounded by maxAuthMessage, whatever MaxMessage says.
+	StartupTimeout time.Duration
+	// IdleTimeout, when positive, closes a connection through which
+	// nothing has moved for that long: no whole client message forwarded
+	// and no server bytes.
+	IdleTimeout time.Duration
+	// MaxBuffered, when positive, bounds what the connections buffer
+	// together beyond their first 4 KiB each (a client message is read
+	// whole before it is forwarded): a message that would go over it fails
+	// its connection with ErrMemoryBudget. See Proxy.MemoryStats.
+	MaxBuffered int64
+	// OnAcceptError, when set, is told of each failed Accept (out of file
+	// descriptors, for example) and how long the proxy waits before it
+	// accepts again. It must not block.
+	OnAcceptError func(err error, retryIn time.Duration)
 }
 
 // Proxy listens on a loopback port for one actor and forwards each
@@ -57,6 +76,26 @@ type Proxy struct {
 	attach  int
 	keys    map[uint32][]byte // backend pid -> cancel key, for this actor's connections
 	closed  bool
+
+	budget *memoryBudget // nil: Config.MaxBuffered is not set
+}
+
+// DefaultStartupTimeout is Config.StartupTimeout's default: PostgreSQL's
+// own authentication_timeout.
+const DefaultStartupTimeout = time.Minute
+
+// maxAuthMessage bounds a client message before its session is attached:
+// PostgreSQL accepts authentication tokens of at most 65535 bytes
+// (PG_MAX_AUTH_TOKEN_LENGTH), the rest of a message is small.
+const maxAuthMessage = 128 << 10
+
+// MemoryStats reports what the proxy's connections buffer against
+// Config.MaxBuffered.
+func (p *Proxy) MemoryStats() MemoryStats {
+	if p.budget == nil {
+		return MemoryStats{}
+	}
+	return MemoryStats{Limit: p.budget.limit, InUse: p.budget.used.Load(), Peak: p.budget.peak.Load(), Refused: p.budget.refused.Load()}
 }
 
 // Listen starts a proxy on cfg.Addr (by default 127.0.0.1 at a free port).
@@ -84,6 +123,9 @@ func Listen(cfg Config) (*Proxy, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{cfg: cfg, ln: ln, ctx: ctx, cancel: cancel, conns: map[*conn]struct{}{}, keys: map[uint32][]byte{}}
+	if cfg.MaxBuffered > 0 {
+		p.budget = &memoryBudget{limit: cfg.MaxBuffered}
+	}
 	p.wg.Add(1)
 	go p.acceptLoop()
 	return p, nil
@@ -92,13 +134,40 @@ func Listen(cfg Config) (*Proxy, error) {
 // Addr is the proxy's listening address.
 func (p *Proxy) Addr() *net.TCPAddr { return p.ln.Addr().(*net.TCPAddr) }
 
+// Accept back-off after a failed Accept, as net/http's Server does: from
+// acceptBackoffMin, doubling, to acceptBackoffMax.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
 func (p *Proxy) acceptLoop() {
 	defer p.wg.Done()
+	var backoff time.Duration
 	for {
 		nc, err := p.ln.Accept()
 		if err != nil {
-			return // closing the listener ends Accept; nothing else stops it
+			// Closing the listener ends Accept. Anything else (EMFILE,
+			// ENFILE, ENOBUFS, a connection reset before it was
+			// accepted) is a passing state of the machine: wait and
+			// accept again. Returning here left the listening socket
+			// open and every later client waiting forever (issue 19
+			// item 4).
+			if errors.Is(err, net.ErrClosed) || p.ctx.Err() != nil {
+				return
+			}
+			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+			if p.cfg.OnAcceptError != nil {
+				p.cfg.OnAcceptError(err, backoff)
+			}
+			select {
+			case <-time.After(backoff):
+			case <-p.ctx.Done():
+				return
+			}
+			continue
 		}
+		backoff = 0
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
