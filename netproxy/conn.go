@@ -49,7 +49,12 @@ type conn struct {
 
 	starting    bool        // Starting was reported; Attach or StartFailed must follow
 	plusOffered atomic.Bool // the server offered SCRAM-SHA-256-PLUS
-	answered    bool        // the client sent an authentication response
+	// authDone is set by the pump just before it forwards the server's
+	// first ReadyForQuery: from then on the client may send messages of
+	// MaxMessage bytes, and the start-up timeout no longer applies.
+	authDone   atomic.Bool
+	lastActive atomic.Int64 // unix nanoseconds; kept only with an idle timeout
+	answered   bool         // the client sent an authentication response
 
 	mu         sync.Mutex
 	up         net.Conn
@@ -71,6 +76,8 @@ func newConn(p *Proxy, nc net.Conn, stream int) *conn {
 		ended:   make(chan struct{}),
 	}
 	c.sendFn = c.sendUnit
+	c.fr.authMax, c.fr.authenticating = maxAuthMessage, func() bool { return !c.authDone.Load() }
+	c.fr.budget = p.budget
 	return c
 }
 
@@ -85,6 +92,9 @@ func (c *conn) sendUnit(b []byte) error {
 // serve runs the connection to its end and reports how it ended.
 func (c *conn) serve() {
 	defer close(c.ended)
+	defer c.fr.release()
+	stopWatch := c.watch()
+	defer stopWatch()
 	err := c.run()
 	if err != nil {
 		c.abort(err)
@@ -422,12 +432,14 @@ func (c *conn) upstream() net.Conn {
 
 // send forwards client bytes upstream in one write and records them.
 func (c *conn) send(b []byte) error {
+	c.touch()
 	c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, b)
 	_, err := c.upstream().Write(b)
 	return err
 }
 
 func (c *conn) writeClient(b []byte) error {
+	c.touch()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err := c.client.Write(b)

@@ -54,6 +54,9 @@ func putUint32(b []byte, v uint32) {
 // PostgreSQL or the network caused.
 func IsProxyError(err error) bool {
 	var tooLarge *ErrMessageTooLarge
+	var budget *ErrMemoryBudget
+	var timeout *timeoutError
 	return errors.Is(err, ErrFlushNeedsProfile) || errors.Is(err, ErrCopyBoth) || errors.Is(err, ErrProtocol) ||
-		errors.Is(err, ErrSecondProducer) || errors.Is(err, ErrChannelBinding) || errors.As(err, &tooLarge)
+		errors.Is(err, ErrSecondProducer) || errors.Is(err, ErrChannelBinding) || errors.As(err, &tooLarge) ||
+		errors.As(err, &budget) || errors.As(err, &timeout)
 }

@@ -29,6 +29,35 @@ type framer struct {
 	pos   int // first byte not yet handed out
 	end   int // end of bytes read
 	max   int
+	// authMax, when set, bounds messages while authenticating reports
+	// true: a client that has not authenticated sends only small
+	// authentication responses, and must not make the proxy buffer a
+	// message of max bytes (issue 19 item 4).
+	authMax        int
+	authenticating func() bool
+	// budget, when set, is shared by the proxy's connections: the buffer
+	// grows past initialBuffer only by what it reserves there.
+	budget   *memoryBudget
+	reserved int64
+}
+
+// limit is the largest message accepted now, and whether it is the bound
+// of a client still authenticating.
+func (f *framer) limit() (int, bool) {
+	if f.authenticating != nil && f.authenticating() {
+		return min(f.authMax, f.max), true
+	}
+	return f.max, false
+}
+
+// tooLarge checks the message of n bytes (length field included) that
+// starts at pos against the limit.
+func (f *framer) tooLarge(typ byte, n int) error {
+	max, auth := f.limit()
+	if n+1 > max || (f.pos-f.start)+n+1 > max {
+		return &ErrMessageTooLarge{Type: typ, Length: n + 1 + f.pos - f.start, Limit: max, BeforeAuthentication: auth}
+	}
+	return nil
 }
 
 func newFramer(r io.Reader, max int) *framer {
@@ -43,9 +72,14 @@ type ErrMessageTooLarge struct {
 	Type   byte
 	Length int
 	Limit  int
+	// BeforeAuthentication: the client had not authenticated yet.
+	BeforeAuthentication bool
 }
 
 func (e *ErrMessageTooLarge) Error() string {
+	if e.BeforeAuthentication {
+		return fmt.Sprintf("client message %s of %d bytes before authentication completed, over the %d bytes an authentication message may have", typeName(e.Type), e.Length, e.Limit)
+	}
 	return fmt.Sprintf("client message %s of %d bytes exceeds the proxy's limit of %d bytes (raise it with --max-message)", typeName(e.Type), e.Length, e.Limit)
 }
 
@@ -61,8 +95,8 @@ func (f *framer) next() (typ byte, s, e int, err error) {
 	if n < 4 {
 		return typ, 0, 0, fmt.Errorf("client message %s has invalid length %d", typeName(typ), n)
 	}
-	if n+1 > f.max || (f.pos-f.start)+n+1 > f.max {
-		return typ, 0, 0, &ErrMessageTooLarge{Type: typ, Length: n + 1 + f.pos - f.start, Limit: f.max}
+	if err := f.tooLarge(typ, n); err != nil {
+		return typ, 0, 0, err
 	}
 	if err := f.need(n + 1); err != nil {
 		return typ, 0, 0, err
@@ -107,7 +141,9 @@ func (f *framer) buffered() bool { return f.end > f.pos }
 func (f *framer) need(n int) error {
 	for f.end-f.pos < n {
 		if f.end == len(f.buf) {
-			f.makeRoom(n)
+			if err := f.makeRoom(n); err != nil {
+				return err
+			}
 		}
 		m, err := f.r.Read(f.buf[f.end:])
 		f.end += m
@@ -126,14 +162,14 @@ func (f *framer) need(n int) error {
 
 // makeRoom compacts or grows the buffer so that at least one more byte can
 // be read. Growth is at most double what is held, never the announced length.
-func (f *framer) makeRoom(need int) {
+func (f *framer) makeRoom(need int) error {
 	held := f.end - f.start
 	if f.start > 0 && f.start >= len(f.buf)/2 {
 		copy(f.buf, f.buf[f.start:f.end])
 		f.pos -= f.start
 		f.end -= f.start
 		f.start = 0
-		return
+		return nil
 	}
 	size := 2 * len(f.buf)
 	if want := (f.pos - f.start) + need; size > want && want > len(f.buf) {
@@ -142,12 +178,29 @@ func (f *framer) makeRoom(need int) {
 	if size <= len(f.buf) {
 		size = len(f.buf) + initialBuffer
 	}
+	if f.budget != nil {
+		grow := int64(size - len(f.buf))
+		if err := f.budget.reserve(grow); err != nil {
+			return err
+		}
+		f.reserved += grow
+	}
 	nb := make([]byte, size)
 	copy(nb, f.buf[f.start:f.end])
 	f.pos -= f.start
 	f.end = held
 	f.start = 0
 	f.buf = nb
+	return nil
+}
+
+// release gives the framer's reservation back to the budget (the
+// connection ended).
+func (f *framer) release() {
+	if f.budget != nil && f.reserved > 0 {
+		f.budget.free(f.reserved)
+		f.reserved = 0
+	}
 }
 
 // complete reports whether a whole typed message is buffered past pos, so
@@ -170,13 +223,15 @@ func (f *framer) space() ([]byte, error) {
 		if n < 4 {
 			return nil, fmt.Errorf("client message %s has invalid length %d", typeName(f.buf[f.pos]), n)
 		}
-		if n+1 > f.max || (f.pos-f.start)+n+1 > f.max {
-			return nil, &ErrMessageTooLarge{Type: f.buf[f.pos], Length: n + 1 + f.pos - f.start, Limit: f.max}
+		if err := f.tooLarge(f.buf[f.pos], n); err != nil {
+			return nil, err
 		}
 		want = n + 1
 	}
 	if f.end == len(f.buf) {
-		f.makeRoom(want)
+		if err := f.makeRoom(want); err != nil {
+			return nil, err
+		}
 	}
 	return f.buf[f.end:], nil
 }

@@ -97,6 +97,7 @@ func (c *conn) serverClosed(err error) error {
 // that the capture's order is causal: a client that answers at once cannot
 // have its next write recorded before the bytes it answered.
 func (c *conn) forwardChunk(b []byte) error {
+	c.touch()
 	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	c.wmu.Lock()
 	c.scan.scan(b)
@@ -160,6 +161,7 @@ func (c *conn) pumpStartup(params []string) ([]byte, error) {
 				return nil, err
 			}
 			c.cg = cg
+			c.authDone.Store(true) // before the client can answer this ReadyForQuery
 			if err := c.writeClient(msg); err != nil {
 				return nil, err
 			}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave/artifact"
@@ -28,8 +29,9 @@ type proxyOptions struct {
 	listen, upstream, upstreamCA string
 	upstreamTLS, force, asJSON   bool
 	capturePath, pcapPath        string
-	budget                       string
+	budget, memoryBudget         string
 	maxMessage                   int
+	startupTimeout, idleTimeout  time.Duration
 }
 
 // proxyCommand runs a transparent recording proxy in front of any
@@ -61,6 +63,14 @@ file and this command say what was dropped. --pcap FILE also writes the capture 
 pcapng for Wireshark. --json prints, when the proxy stops, one JSON object on stdout:
 the addresses, the files written and what the recording holds.
 
+A connection that has not finished start-up and authentication within
+--startup-timeout (60s, as PostgreSQL's authentication_timeout) is closed, and until
+then a client's message may be at most 128 KiB; --idle-timeout closes connections
+through which nothing moved for that long; --memory-budget bounds the client messages
+buffered for all connections together (one that would go over it fails its connection
+with a clear error). Out of file descriptors, the proxy says so on stderr and accepts
+again as soon as it can.
+
 The upstream URL's host, port and sslmode are used; a password in it is never
 used, printed or recorded. --upstream-tls (or sslmode=require, verify-ca or
 verify-full in the URL) speaks TLS to the server; clients talk to the proxy in
@@ -80,6 +90,9 @@ plain text (an SSLRequest is answered N).`,
 	f.StringVar(&o.budget, "capture-budget", "256MiB", "most record bytes kept in a recording (B, KiB, MiB, GiB; at most 1GiB)")
 	f.BoolVar(&o.force, "force", false, "overwrite existing --capture and --pcap files")
 	f.IntVar(&o.maxMessage, "max-message", netproxy.DefaultMaxMessage, "largest client message accepted, in bytes")
+	f.StringVar(&o.memoryBudget, "memory-budget", "1GiB", "most bytes of client messages the proxy buffers for all connections together (B, KiB, MiB, GiB)")
+	f.DurationVar(&o.startupTimeout, "startup-timeout", netproxy.DefaultStartupTimeout, "close a connection that has not finished start-up and authentication within this time")
+	f.DurationVar(&o.idleTimeout, "idle-timeout", 0, "close a connection through which nothing moved for this long (0: never)")
 	f.BoolVar(&o.asJSON, "json", false, "when the proxy stops, print what it recorded and wrote as JSON (progress stays on stderr)")
 	_ = cmd.MarkFlagRequired("upstream")
 	return cmd
@@ -90,6 +103,13 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	budget, err := parseByteSize(o.budget)
 	if err != nil {
 		return fmt.Errorf("--capture-budget: %w", err)
+	}
+	memBudget, err := parseMemoryBudget(o.memoryBudget)
+	if err != nil {
+		return err
+	}
+	if o.startupTimeout <= 0 || o.idleTimeout < 0 {
+		return errors.New("--startup-timeout must be positive and --idle-timeout 0 (never) or positive")
 	}
 	for _, p := range []string{o.capturePath, o.pcapPath} {
 		if p == "" {
@@ -131,7 +151,8 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 		defer os.Remove(recordTo)
 	}
 	var w *capture.ProxyWriter
-	cfg := netproxy.Config{Dial: ep.Dial, Passthrough: true, Addr: o.listen, MaxMessage: o.maxMessage}
+	cfg := netproxy.Config{Dial: ep.Dial, Passthrough: true, Addr: o.listen, MaxMessage: o.maxMessage,
+		StartupTimeout: o.startupTimeout, IdleTimeout: o.idleTimeout, MaxBuffered: memBudget, OnAcceptError: acceptErrorReporter(stderr)}
 	if recordTo != "" {
 		w, err = capture.NewProxyWriter(recordTo, capture.ProxyHeader{Listen: o.listen, Upstream: ep.Address, UpstreamTLS: ep.TLS != nil},
 			capture.ProxyWriterOptions{Budget: budget, OnDrop: func(d capture.Dropped) {
@@ -175,12 +196,20 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	case <-ctx.Done():
 	}
 	p.Shutdown()
+	mem := p.MemoryStats()
+	fmt.Fprintf(stderr, "interleave proxy: client messages buffered at most %d bytes at once of the %s memory budget", mem.Peak, o.memoryBudget)
+	if mem.Refused > 0 {
+		fmt.Fprintf(stderr, "; %d messages were refused for it (raise --memory-budget)", mem.Refused)
+	}
+	fmt.Fprintln(stderr)
 	h, err := finishRecording(stderr, w, o, recordTo)
 	if err != nil {
 		return err
 	}
 	if o.asJSON {
-		if err := writeJSONOut(cmd.OutOrStdout(), proxyJSON(o, p.Addr().String(), ep, h)); err != nil {
+		out := proxyJSON(o, p.Addr().String(), ep, h)
+		out.Memory = mem
+		if err := writeJSONOut(cmd.OutOrStdout(), out); err != nil {
 			return err
 		}
 	}
@@ -204,6 +233,47 @@ type ProxyJSON struct {
 	Size           int64            `json:"size"`
 	CompressedSize int64            `json:"compressedSize"`
 	Dropped        *capture.Dropped `json:"dropped,omitempty"`
+	// Memory is what client messages took of --memory-budget.
+	Memory netproxy.MemoryStats `json:"memory"`
+}
+
+// parseMemoryBudget reads --memory-budget: a size of at least one
+// --max-message's worth is sensible, but any positive size is taken.
+func parseMemoryBudget(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 || n*float64(mult) > 1<<50 {
+		return 0, fmt.Errorf("--memory-budget: %q is not a size (for example 1GiB)", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// acceptErrorReporter says on stderr, at most once a second, that the
+// proxy could not accept a connection and is trying again.
+func acceptErrorReporter(stderr io.Writer) func(error, time.Duration) {
+	var last time.Time // only the accept goroutine calls it
+	return func(err error, retry time.Duration) {
+		if time.Since(last) < time.Second {
+			return
+		}
+		last = time.Now()
+		hint := ""
+		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			hint = " (out of file descriptors: raise ulimit -n, or lower the clients' pool sizes)"
+		}
+		fmt.Fprintf(stderr, "interleave proxy: cannot accept a connection: %v%s; trying again in %v, clients wait meanwhile\n", err, hint, retry)
+	}
 }
 
 func proxyJSON(o proxyOptions, listen string, ep pgserver.Endpoint, h *capture.ProxyHeader) ProxyJSON {
