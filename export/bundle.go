@@ -128,17 +128,17 @@ func build(out, base, artifactPath string, write func(dir string) error) error {
 	if err := makePrivate(staging); err != nil {
 		return err
 	}
-	if err := dropOwnerRecord(staging); err != nil {
-		return err
-	}
 	if err := writeManifest(staging); err != nil {
 		return err
+	}
+	if beforePublish != nil {
+		beforePublish(staging)
 	}
 	if err := publish(staging, out); err != nil {
 		return err
 	}
 	published = true
-	return nil
+	return dropOwnerRecord(out)
 }
 
 // writeBundle writes the files of a Go bundle into dir: the sources, the

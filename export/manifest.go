@@ -12,14 +12,17 @@ import (
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/supervise"
 )
 
-// writeManifest lists the SHA-256 of every file in dir, sorted by path.
+// writeManifest lists the SHA-256 of every file in dir, sorted by path,
+// but the staging directory's owner record (dropped once published).
 func writeManifest(dir string) error {
 	sums, err := hashTree(dir)
 	if err != nil {
 		return err
 	}
+	delete(sums, supervise.RecordFile)
 	paths := make([]string, 0, len(sums))
 	for p := range sums {
 		paths = append(paths, p)
