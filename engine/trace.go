@@ -22,6 +22,23 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	if r.Sched == nil || w.control == nil || w.control.IsClosed() || w.control.PgConn().TxStatus() != 'I' {
 		return nil
 	}
+	// An attempt that changed the schema ran some statements against a
+	// catalog that is gone (a trigger dropped, a table created): it is not
+	// classified, and the search explores every alternative from it.
+	byConn := map[[2]int]*capture.Statements{}
+	ordered := append([]*sched.UnitRecord(nil), r.Sched.Units...)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Ref.Unit < ordered[j].Ref.Unit })
+	for _, u := range ordered {
+		k := [2]int{u.Ref.Actor, u.Ref.Conn}
+		if byConn[k] == nil {
+			byConn[k] = capture.NewStatements()
+		}
+		for _, sql := range byConn[k].Unit(u.Bytes).Executed {
+			if sql != "" && footprint.ChangesSchema(sql) {
+				return nil
+			}
+		}
+	}
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
 	fps, corrections := w.unitFootprints(ctx, r.Sched, cls)
 	if ctx.Err() != nil {

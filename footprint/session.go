@@ -262,3 +262,26 @@ func Split(sql string) (stmts []string, ok bool) {
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// ChangesSchema reports whether sql holds a statement that may change the
+// schema (DDL, GRANT, DO and CALL, which may run DDL): what the catalogs
+// say after the attempt is then not what every statement ran against, so
+// the attempt cannot be classified after the fact. A text that does not
+// lex may.
+func ChangesSchema(sql string) bool {
+	stmts, ok := lex(sql)
+	if !ok {
+		return true
+	}
+	for _, ts := range stmts {
+		w := words(ts, 1)
+		if len(w) == 0 {
+			continue
+		}
+		switch w[0] {
+		case "create", "alter", "drop", "comment", "grant", "revoke", "security", "reindex", "cluster", "refresh", "import", "do", "call", "truncate", "vacuum", "analyze", "load":
+			return true
+		}
+	}
+	return false
+}
