@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ErrExists is returned when Write would overwrite a file without force.
@@ -82,6 +83,9 @@ func CheckWritable(path string, force bool) error {
 	if !st.IsDir() {
 		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
 	}
+	if f, ok := CreateUnnamed(dir); ok { // writable, and nothing named to remove
+		return f.Close()
+	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -138,6 +142,11 @@ func WriteFileAtomic(path string, data []byte, force bool) error {
 		return err
 	}
 	dir := filepath.Dir(path)
+	if f, ok := CreateUnnamed(dir); ok {
+		if err := writeUnnamed(f, path, data, force); !errors.Is(err, errNoLink) {
+			return err
+		}
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -150,6 +159,9 @@ func WriteFileAtomic(path string, data []byte, force bool) error {
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
+	}
+	if testHookWritten != nil {
+		testHookWritten()
 	}
 	if err := tmp.Close(); err != nil {
 		return err
@@ -174,6 +186,57 @@ func WriteFileAtomic(path string, data []byte, force bool) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// errNoLink: the unnamed file could not be given a name (no /proc, for
+// example); the caller writes a named temporary file instead.
+var errNoLink = errors.New("cannot link the unnamed file")
+
+// testHookWritten, when set (by tests), is called once the data is written
+// and synced, before the file gets its name.
+var testHookWritten func()
+
+// writeUnnamed is WriteFileAtomic through an unnamed file: nothing named
+// exists until the data is complete, so a kill -9 while writing leaves
+// nothing behind. With force the file is linked to a temporary name and
+// renamed over path (a moment, not the whole write).
+func writeUnnamed(f *os.File, path string, data []byte, force bool) error {
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	// Private: an artifact holds SQL, parameters and values of the database.
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
+	if testHookWritten != nil {
+		testHookWritten()
+	}
+	if !force {
+		err := LinkUnnamed(f, path)
+		switch {
+		case err == nil:
+			return nil
+		case os.IsExist(err):
+			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+		}
+		return errNoLink
+	}
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.tmp-%d-%d", filepath.Base(path), os.Getpid(), time.Now().UnixNano()))
+	if err := LinkUnnamed(f, tmp); err != nil {
+		if os.IsExist(err) {
+			return err
+		}
+		return errNoLink
+	}
+	defer os.Remove(tmp)
+	if err := CheckReplaceable(path); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // Read loads and validates an artifact file.
