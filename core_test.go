@@ -340,3 +340,33 @@ func TestDeadlockUnderARoleThatCannotSetDeadlockTimeout(t *testing.T) {
 		t.Fatalf("victim choices %d, diverged %d; want none when the victim cannot be chosen", res.Summary.VictimChoices, res.Summary.Diverged)
 	}
 }
+
+// TestAbandonedActorReturningLaterWritesNothing: an actor that ignores its
+// context past the grace period is given up; when it returns afterwards it
+// must not write the result the judge and the recorder read (go test -race
+// saw the write before: issue 19 item 10).
+func TestAbandonedActorReturningLaterWritesNothing(t *testing.T) {
+	sc := fixture.Counter(false)
+	back := make(chan struct{})
+	sc.Actors[1].Run = func(ctx context.Context, cs string) (any, error) {
+		defer close(back)
+		<-ctx.Done()
+		time.Sleep(4 * time.Second) // past the 3 s grace
+		return "late", nil
+	}
+	o := opts()
+	o.AttemptTimeout = time.Second
+	res, err := interleave.RunOnce(fixture.Context(t), sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeInconclusive || !strings.Contains(res.Message, "abandoned") {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	<-back // the late write happens now, while the result is read below
+	for _, a := range res.Artifact.Actors {
+		if a.Actor == sc.Actors[1].Name && strings.Contains(string(a.Value), "late") {
+			t.Fatalf("the abandoned actor's late value was recorded: %s", a.Value)
+		}
+	}
+}

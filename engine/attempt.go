@@ -129,11 +129,17 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	go func() { schedDone <- at.Run(actx) }()
 	actorCtx, cancelActors := context.WithCancel(actx)
 	defer cancelActors()
-	res.Actors = make([]ActorResult, len(sc.Actors))
 	res.Victims = victims
+	// Each actor's goroutine writes its result under mu, and only until it
+	// is given up: an abandoned actor that returns later must not write
+	// what the judge, the redaction and the recorder are reading.
+	var mu sync.Mutex
+	results := make([]ActorResult, len(sc.Actors))
+	gaveUp := make([]bool, len(sc.Actors))
 	returned := make([]chan struct{}, len(sc.Actors))
 	for i := range sc.Actors {
 		returned[i] = make(chan struct{})
+		results[i] = ActorResult{Actor: sc.Actors[i].Name}
 		go func(i int) {
 			defer close(returned[i])
 			a := sc.Actors[i]
@@ -142,7 +148,11 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 				v, err = a.Run(actorCtx, w.actorConnString(proxies[i].Addr().Port))
 				return err
 			})
-			res.Actors[i] = ActorResult{Actor: a.Name, Value: v, Err: err}
+			mu.Lock()
+			if !gaveUp[i] {
+				results[i] = ActorResult{Actor: a.Name, Value: v, Err: err}
+			}
+			mu.Unlock()
 			at.ActorDone(i)
 			proxies[i].CloseConns()
 		}(i)
@@ -160,17 +170,21 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	}
 	grace := time.NewTimer(actorGrace)
 	defer grace.Stop()
-	var mu sync.Mutex
 	for i, ch := range returned {
 		select {
 		case <-ch:
 		case <-grace.C:
 			mu.Lock()
-			res.Abandoned = append(res.Abandoned, sc.Actors[i].Name)
+			gaveUp[i] = true
+			results[i].Err = fmt.Errorf("actor %s did not return within %v of the attempt's end and was abandoned", sc.Actors[i].Name, actorGrace)
 			mu.Unlock()
+			res.Abandoned = append(res.Abandoned, sc.Actors[i].Name)
 			grace.Reset(0)
 		}
 	}
+	mu.Lock()
+	res.Actors = append([]ActorResult(nil), results...)
+	mu.Unlock()
 	res.Sched = at.Result()
 	res.SchedErr = schedErr
 	w.judge(actx, sc, res, at)
