@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
@@ -368,5 +369,60 @@ func TestAbandonedActorReturningLaterWritesNothing(t *testing.T) {
 		if a.Actor == sc.Actors[1].Name && strings.Contains(string(a.Value), "late") {
 			t.Fatalf("the abandoned actor's late value was recorded: %s", a.Value)
 		}
+	}
+}
+
+// TestDeadlockWithActorsConnectingAsTheirOwnRole: actors that connect as an
+// application role (neither superuser nor granted SET on deadlock_timeout)
+// through a superuser server: their connections must work (they failed
+// with FATAL 42501 when the proxy added the victim option to every start-up
+// packet), the deadlock is found, and the run says victims were left to
+// PostgreSQL (issue 19 item 11).
+func TestDeadlockWithActorsConnectingAsTheirOwnRole(t *testing.T) {
+	ctx := fixture.Context(t)
+	admin, err := pgx.Connect(ctx, server.ConnString("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	role := fmt.Sprintf("app_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+role+" LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP OWNED BY "+role)
+		_, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+	})
+	sc := deadlockScenario()
+	setup := sc.Setup
+	sc.Setup = func(ctx context.Context, db *pgx.Conn) error {
+		if err := setup(ctx, db); err != nil {
+			return err
+		}
+		_, err := db.Exec(ctx, "GRANT SELECT, UPDATE ON acct TO "+role)
+		return err
+	}
+	for i := range sc.Actors {
+		run := sc.Actors[i].Run
+		sc.Actors[i].Run = func(ctx context.Context, cs string) (any, error) {
+			u, err := neturl.Parse(cs)
+			if err != nil {
+				return nil, err
+			}
+			u.User = neturl.User(role)
+			return run(ctx, u.String())
+		}
+	}
+	o := opts()
+	o.Search.KeepGoing, o.Search.Workers = true, 1
+	res, err := interleave.Explore(ctx, sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, "40P01") {
+		t.Fatalf("outcome %s %q; want the deadlock found, connections working", res.Outcome, res.Message)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], role) || !strings.Contains(res.Notes[0], "deadlock_timeout") {
+		t.Fatalf("notes %q; want one naming the role", res.Notes)
 	}
 }

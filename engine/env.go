@@ -38,6 +38,9 @@ type env struct {
 	// PostgreSQL decides deadlock victims by its own timeout and the search
 	// does not offer them as choices.
 	noVictimChoice atomic.Bool
+	// victimNote says why victims stopped being chosen during the run,
+	// when an actor's role could not set deadlock_timeout.
+	victimNote atomic.Value
 }
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
@@ -120,6 +123,8 @@ type worker struct {
 	db       string
 	control  *pgx.Conn // setup, invariant, reset
 	monitor  *sched.PGMonitor
+	// serverNum is server_version_num.
+	serverNum int
 	pristine *pgserver.Pristine
 	fresh    bool           // the database has not been used by an attempt yet
 	capture  *capture.Arena // reused by every attempt of this worker
@@ -160,6 +165,9 @@ func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
 	}
 	if w.monitor, err = sched.NewPGMonitor(ctx, e.server.ConnString(e.server.MaintenanceDB())); err != nil {
 		return nil, err
+	}
+	if err := w.control.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&w.serverNum); err != nil {
+		return nil, fmt.Errorf("read the server's version: %w", err)
 	}
 	if _, err := w.control.Exec(ctx, "SET deadlock_timeout = '1s'"); err != nil {
 		var pe *pgconn.PgError
@@ -227,6 +235,62 @@ func (w *worker) deadlockOptions(rank int) string {
 		return ""
 	}
 	return fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds())
+}
+
+// victimOptions gives each connection of an actor its deadlock_timeout for
+// the actor's place in the victim order, when the role it connects as may
+// set it. An actor that connects as a role of its own (an application
+// role, neither superuser nor granted SET on deadlock_timeout) would have
+// every connection refused with it: that connection gets no option, and
+// from then on no victim is chosen in this run (PostgreSQL's own timeout
+// decides, and the search offers no victim choices); the summary says so.
+func (w *worker) victimOptions(ctx context.Context, rank int, actor string) func([]string) string {
+	opts := w.deadlockOptions(rank)
+	if opts == "" {
+		return nil
+	}
+	setters := w.deadlockSetters(ctx)
+	return func(params []string) string {
+		user := ""
+		for i := 0; i+1 < len(params); i += 2 {
+			if params[i] == "user" {
+				user = params[i+1]
+			}
+		}
+		if user == "" || setters[user] || (setters == nil && user == w.env.server.User()) {
+			return opts
+		}
+		if w.env.noVictimChoice.CompareAndSwap(false, true) {
+			w.env.victimNote.Store(fmt.Sprintf("actor %s connects as role %s, which may not set deadlock_timeout: deadlock victims were left to PostgreSQL's own timeout and not chosen", actor, user))
+		}
+		return ""
+	}
+}
+
+// deadlockSetters are the roles that may set deadlock_timeout (superusers,
+// and from PostgreSQL 15 roles granted SET on it), read once per attempt
+// after setup, which may create roles; nil when they cannot be read.
+func (w *worker) deadlockSetters(ctx context.Context) map[string]bool {
+	q := `SELECT rolname FROM pg_roles WHERE rolsuper OR has_parameter_privilege(oid, 'deadlock_timeout', 'SET')`
+	if w.serverNum < 150000 {
+		q = `SELECT rolname FROM pg_roles WHERE rolsuper`
+	}
+	rows, err := w.control.Query(ctx, q)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var r string
+		if rows.Scan(&r) == nil {
+			out[r] = true
+		}
+	}
+	if rows.Err() != nil {
+		return nil
+	}
+	return out
 }
 
 // actorConnString is the connection string an actor gets: its proxy, the

@@ -29,6 +29,9 @@ type Result struct {
 	// Shards say which part of the space a sharded search explored.
 	Seed          int64
 	Shard, Shards int
+	// Notes are sentences about how the run went that change how to read
+	// it (deadlock victims left to PostgreSQL, say).
+	Notes []string
 }
 
 // ExitCode is the process exit code for the result.
@@ -157,6 +160,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Scenario: sc.Name, Summary: sum, Shard: so.Shard, Shards: so.Shards}
+	if n, ok := e.victimNote.Load().(string); ok && n != "" {
+		res.Notes = append(res.Notes, n)
+	}
 	if so.Strategy.Sampled() {
 		res.Seed = so.Seed
 	}
