@@ -244,8 +244,12 @@ func (c *conn) startup() ([]string, error) {
 		c.mu.Unlock()
 		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
 		fwd := pkt
-		if c.p.cfg.Options != "" {
-			fwd = withOptions(code, params, c.p.cfg.Options)
+		opts := c.p.cfg.Options
+		if c.p.cfg.OptionsFor != nil {
+			opts = c.p.cfg.OptionsFor(params)
+		}
+		if opts != "" {
+			fwd = withOptions(code, params, opts)
 		}
 		if _, err := up.Write(fwd); err != nil {
 			return nil, err

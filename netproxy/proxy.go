@@ -40,6 +40,11 @@ type Config struct {
 	// the proxy is the one place every client passes. The recorder gets
 	// the packet as the client sent it.
 	Options string
+	// OptionsFor, when set, gives the options of one connection from the
+	// client's start-up parameters (name, value pairs) instead of
+	// Options: a role that may not set an option must not be given it.
+	// It is called from the connection's goroutine.
+	OptionsFor func(params []string) string
 	// StartupTimeout bounds the time from a connection's first byte until
 	// its session is attached (start-up and authentication done, the
 	// server's first ReadyForQuery forwarded): 0 means

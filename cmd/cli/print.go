@@ -42,6 +42,9 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			fmt.Fprintf(w, "Reduction: %d of %d alternative orders skipped as equivalent to orders explored (they differ only by swapping independent commands; --reduction none explores them).\n",
 				s.Alternatives-s.Queued, s.Alternatives)
 		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "Note: %s.\n", oneLine(n))
+		}
 		if s.LockCorrections > 0 {
 			fmt.Fprintf(w, "Lock check: %d commands held a lock outside what their statements were classified as touching; they and the rest of their transactions were treated as depending on everything.\n", s.LockCorrections)
 		}
