@@ -119,15 +119,15 @@ func (e *env) dialer() func(ctx context.Context) (net.Conn, error) {
 
 // worker owns one database and the direct connections an attempt needs.
 type worker struct {
-	env      *env
-	db       string
-	control  *pgx.Conn // setup, invariant, reset
-	monitor  *sched.PGMonitor
+	env     *env
+	db      string
+	control *pgx.Conn // setup, invariant, reset
+	monitor *sched.PGMonitor
 	// serverNum is server_version_num.
 	serverNum int
-	pristine *pgserver.Pristine
-	fresh    bool           // the database has not been used by an attempt yet
-	capture  *capture.Arena // reused by every attempt of this worker
+	pristine  *pgserver.Pristine
+	fresh     bool           // the database has not been used by an attempt yet
+	capture   *capture.Arena // reused by every attempt of this worker
 	// printDB asks the next attempt to fingerprint the database after setup;
 	// checkSetup, when set, judges that fingerprint (exact replay).
 	printDB    bool
