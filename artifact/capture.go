@@ -39,7 +39,13 @@ func EncodeCapture(raw []byte) (c *Capture, cut string, err error) {
 // Bytes decodes the capture and checks it (see Check); the caller owns the
 // returned bytes.
 func (c *Capture) Bytes() ([]byte, error) {
-	var raw bytes.Buffer // not grown to the declared size: it is untrusted
+	// Grown once to the declared size, which is at most MaxCaptureSize (a
+	// capture that declares more is refused before anything is read):
+	// growing by doubling as bytes arrive took up to twice the size.
+	var raw bytes.Buffer
+	if c.Size >= 0 && c.Size <= MaxCaptureSize {
+		raw.Grow(c.Size + 1)
+	}
 	if err := c.decode(&raw); err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ type Unit struct {
 // skipped: the trace shows them.
 func (st *Statements) Unit(b []byte) Unit {
 	var u Unit
-	for _, m := range decodeClient(b, 0, -1) {
+	for _, m := range decodeClient(b, 0) {
 		switch m.Type {
 		case "Query":
 			u.SQL = appendUnique(u.SQL, m.SQL)

@@ -18,7 +18,13 @@ func (st *streamTracer) clientRecord(r Record) {
 		return
 	}
 	unit := st.matchUnit(r.Data)
-	msgs := decodeClient(r.Data, at, st.room())
+	if room := st.room(); room >= 0 && countClient(r.Data) > room {
+		// Over the trace's budget: decoding would allocate every
+		// message of the write first.
+		st.budget.left = -1
+		return
+	}
+	msgs := decodeClient(r.Data, at)
 	if unit == nil && st.cur >= 0 && st.t.Exchanges[st.cur].Unit != nil && copyOnly(msgs) {
 		// COPY data belongs to the unit that started the COPY.
 		for _, m := range msgs {
@@ -150,14 +156,12 @@ func (st *streamTracer) startupMessage(m *Message, body []byte) error {
 	return nil
 }
 
-// decodeClient decodes the typed messages of one client write.
-//
-// At most limit messages are decoded (limit < 0: all): a caller with a budget
-// stops there rather than hold a slice of every message of a hostile
-// write.
-func decodeClient(b []byte, at int64, limit int) []Message {
-	var out []Message
-	for len(b) > 0 && (limit < 0 || len(out) < limit) {
+// decodeClient decodes the typed messages of one client write, into a
+// slice of their exact number (a caller with a budget checks countClient
+// first).
+func decodeClient(b []byte, at int64) []Message {
+	out := make([]Message, 0, countClient(b))
+	for len(b) > 0 {
 		if len(b) < 5 {
 			return append(out, undecodable(fromClient, at, len(b), "a message header cut short"))
 		}
@@ -169,6 +173,24 @@ func decodeClient(b []byte, at int64, limit int) []Message {
 		b = b[1+n:]
 	}
 	return out
+}
+
+// countClient is how many messages decodeClient makes of b (an
+// undecodable rest counts as one), walking the length fields only.
+func countClient(b []byte) int {
+	count := 0
+	for len(b) > 0 {
+		count++
+		if len(b) < 5 {
+			break
+		}
+		n := int64(binary.BigEndian.Uint32(b[1:5]))
+		if n < 4 || 1+n > int64(len(b)) {
+			break
+		}
+		b = b[1+n:]
+	}
+	return count
 }
 
 // clientMessage decodes one typed client message of a write made at at.

@@ -19,7 +19,27 @@ func (st *streamTracer) serverBytes(r Record) {
 	}
 	st.segs = append(st.segs, seg{off: st.base + int64(len(st.buf)), at: r.At, ex: st.cur, rec: st.rec})
 	st.buf = append(st.buf, r.Data...)
+	if room := st.room(); room >= 0 && st.sslPending == 0 && countServer(st.buf, room+1) > room {
+		// Over the trace's budget: refuse before decoding any of it.
+		st.budget.left = -1
+		return
+	}
 	st.decodeServer()
+}
+
+// countServer is how many whole messages b begins with, counting up to
+// stop, walking the length fields only.
+func countServer(b []byte, stop int) int {
+	count := 0
+	for count < stop && len(b) >= 5 {
+		n := int64(binary.BigEndian.Uint32(b[1:5]))
+		if n < 4 || 1+n > int64(len(b)) {
+			break
+		}
+		b = b[1+n:]
+		count++
+	}
+	return count
 }
 
 // maxServerMessage bounds a server message's declared length; PostgreSQL
