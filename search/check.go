@@ -37,7 +37,7 @@ type skippedOrder struct {
 	plan            Plan
 	parent          Plan
 	parentBehaviour string
-	state           uint64
+	state           stateKey
 	move            moveKey
 }
 
@@ -76,7 +76,7 @@ func brokenDependence() bool { return os.Getenv("INTERLEAVE_TEST_BROKEN_DEPENDEN
 
 // noteSkipped records the alternatives of one attempt that the reduction
 // did not queue; e.mu held, after the attempt's races were processed.
-func (e *explorer) noteSkipped(n *node, ds []sched.Decision, keys []uint64, behaviour string) {
+func (e *explorer) noteSkipped(n *node, ds []sched.Decision, keys []stateKey, behaviour string) {
 	if e.checkN <= 0 {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 	last := n.plan.lastStep()
 	child := n.nextChild
-	var keys []uint64
+	var keys []stateKey
 	if e.opts.Reduction == POR {
 		// Moves queued here are known to the reduction, which would
 		// otherwise queue some of them again.

@@ -44,7 +44,7 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 		run:         run,
 		start:       time.Now(),
 		front:       &frontier{dfs: opts.Strategy == DFS, reduced: opts.Reduction == POR},
-		por:         map[uint64]*porState{},
+		por:         map[stateKey]*porState{},
 		victimPlans: map[string]bool{},
 		inflight:    map[int]running{},
 		seenSched:   map[uint64]bool{},
@@ -80,7 +80,8 @@ type explorer struct {
 	actors    int  // actors seen (PCT's n)
 	bytes     int  // estimated memory held by the frontier
 	recorded  bool // the first attempt has been recorded
-	por       map[uint64]*porState
+	por       map[stateKey]*porState
+	porFull   bool // the reduction's records reached the memory budget
 	// victimPlans are the plans queued for another deadlock victim.
 	victimPlans map[string]bool
 

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -30,41 +31,69 @@ type moveKey struct{ a, b int }
 
 func single(actor int) moveKey { return moveKey{actor, -1} }
 
+// stateKey names a state: two independent 64-bit hashes (FNV-1a and
+// SHA-256's first 8 bytes) of the releases that reach it. A collision would
+// let the reduction take a move explored at one state for one explored at
+// another, and lose behaviours; with 128 bits it would take about 2^64
+// states to expect one.
+type stateKey struct{ a, b uint64 }
+
 // stateKeys hashes each prefix of the decisions' releases: keys[k] names the
 // state before decision k. The deadlock-victim order is part of every
 // state: the same releases under another order lead elsewhere.
-func stateKeys(ds []sched.Decision, victims []int) []uint64 {
-	keys := make([]uint64, len(ds)+1)
+func stateKeys(ds []sched.Decision, victims []int) []stateKey {
+	keys := make([]stateKey, len(ds)+1)
 	h := fnv.New64a()
+	g := sha256.New()
 	var b [12]byte
+	write := func(p []byte) {
+		h.Write(p)
+		g.Write(p)
+	}
+	sum := func() stateKey {
+		var out [sha256.Size]byte
+		return stateKey{h.Sum64(), binary.BigEndian.Uint64(g.Sum(out[:0])[:8])}
+	}
 	for _, v := range victims {
 		binary.BigEndian.PutUint32(b[0:], uint32(v))
-		h.Write(b[:4])
+		write(b[:4])
 	}
-	h.Write([]byte{0xfe})
-	keys[0] = h.Sum64()
+	write([]byte{0xfe})
+	keys[0] = sum()
 	for k, d := range ds {
 		for _, u := range d.Released {
 			binary.BigEndian.PutUint32(b[0:], uint32(u.Actor))
 			binary.BigEndian.PutUint32(b[4:], uint32(u.Conn))
 			binary.BigEndian.PutUint32(b[8:], uint32(u.Unit))
-			h.Write(b[:])
+			write(b[:])
 		}
-		h.Write([]byte{0xff})
-		keys[k+1] = h.Sum64()
+		write([]byte{0xff})
+		keys[k+1] = sum()
 	}
 	return keys
 }
 
 // state returns (creating) the reduction's record of state key.
-func (e *explorer) state(key uint64) *porState {
+func (e *explorer) state(key stateKey) *porState {
 	s := e.por[key]
 	if s == nil {
+		// The records count in the frontier's memory budget. Past it the
+		// search stops, not exhaustive: forgetting records would queue
+		// explored moves again, without end (plans are not deduplicated).
+		if e.bytes+(len(e.por)+1)*porStateBytes > e.opts.FrontierBytes && len(e.por) > 0 && !e.porFull {
+			e.porFull = true
+			e.sum.PrunedByBytes++
+			e.stop(StopMemory)
+		}
 		s = &porState{moves: map[moveKey]bool{}}
 		e.por[key] = s
 	}
 	return s
 }
+
+// porStateBytes estimates one state record: its map entry, key and a small
+// map of moves.
+const porStateBytes = 256
 
 // expandReduced queues the alternatives the races of one attempt call for;
 // e.mu held. It returns false when the attempt carries no trace (the
@@ -192,7 +221,7 @@ func choicesBefore(ds []sched.Decision, k int) int {
 // queueDependentPairs adds, at each state, the pair releases of two
 // pending units of different actors that are dependent: a pair of
 // independent units behaves as either order.
-func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []uint64, queue func(int, []sched.UnitRef)) {
+func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []stateKey, queue func(int, []sched.UnitRef)) {
 	byRef := map[sched.UnitRef]*Event{}
 	for i := range tr.Events {
 		if ev := &tr.Events[i]; ev.Kind != WaitEnd {
