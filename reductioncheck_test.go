@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -109,4 +110,40 @@ func TestReductionCheckPassesASoundSearch(t *testing.T) {
 		t.Fatalf("outcome %s, check %+v: %s", res.Outcome, c, res.Message)
 	}
 	t.Logf("%d attempts, %d skipped orders, %d sampled", res.Summary.Attempted, c.Skipped, c.Sampled)
+}
+
+// TestBudgetStopSaysPlansDiverged: a search stopped by its attempt budget
+// after plans that could not be followed says so in its message, not only
+// in --json (issue 21 item 4).
+func TestBudgetStopSaysPlansDiverged(t *testing.T) {
+	var calls atomic.Int64
+	sc := halfImport(false)
+	sc.Actors[1].Run = func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		// Sends one command fewer each run: plans made from the first run
+		// name commands later runs never send.
+		n := max(1, 6-int(calls.Add(1)))
+		for i := 0; i < n; i++ {
+			if _, err := c.Exec(ctx, "SELECT count(*) FROM t"); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	o := opts()
+	o.Search.Workers, o.Search.MaxAttempts, o.Search.Reduction = 1, 6, "none"
+	res, err := interleave.Explore(fixture.Context(t), sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Diverged == 0 {
+		t.Fatalf("no plan diverged (%d attempts): the scenario should make them", res.Summary.Attempted)
+	}
+	if res.Outcome != interleave.OutcomeInconclusive || !strings.Contains(res.Message, "could not be followed") {
+		t.Fatalf("outcome %s: %q; want the diverged plans named", res.Outcome, res.Message)
+	}
 }

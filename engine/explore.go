@@ -184,6 +184,10 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	case !sum.Exhausted():
 		res.Outcome = OutcomeInconclusive
 		res.Message = fmt.Sprintf("%s after %d attempts with %d prefixes pending: not every order was explored", sum.StopReason, sum.Attempted, sum.Pending)
+		if u := unjudged(sum); u != "" {
+			// A budget stop says too what was run and not judged.
+			res.Message += "; " + u
+		}
 	case sum.Inconclusive > 0 || sum.Diverged > 0:
 		res.Outcome = OutcomeInconclusive
 		res.Message = unjudged(sum)
