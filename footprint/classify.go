@@ -45,6 +45,7 @@ type Classifier struct {
 	catalog *catalog
 	session string // the SessionState the connection is in (its key)
 	own     own
+	roles   map[string]map[string]string // roleSettings by user
 }
 
 // NewClassifier classifies on conn, sharing cache.

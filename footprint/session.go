@@ -162,6 +162,22 @@ func (c *Classifier) loadOwn(ctx context.Context) error {
 // specific first (ALTER ROLE ... IN DATABASE ... SET, then ALTER ROLE ...
 // SET, then ALTER DATABASE ... SET), read after the scenario's setup.
 func (c *Classifier) roleSettings(ctx context.Context, user string) map[string]string {
+	if m, ok := c.roles[user]; ok {
+		cp := make(map[string]string, len(m))
+		for k, v := range m {
+			cp[k] = v
+		}
+		return cp
+	}
+	out := c.readRoleSettings(ctx, user)
+	if c.roles == nil {
+		c.roles = map[string]map[string]string{}
+	}
+	c.roles[user] = out
+	return c.roleSettings(ctx, user)
+}
+
+func (c *Classifier) readRoleSettings(ctx context.Context, user string) map[string]string {
 	out := map[string]string{}
 	rank := map[string]int{}
 	rows, err := c.conn.Query(ctx, `SELECT split_part(cfg, '=', 1), substr(cfg, strpos(cfg, '=') + 1),
