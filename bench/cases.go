@@ -188,6 +188,25 @@ func Cases() []Case {
 			Actors: [][]Step{
 				{q("SELECT table_to_xml('t', true, false, '')::text"), q("SELECT 1")},
 				{q("INSERT INTO t VALUES (1)")}}},
+		// From the generated differential (seed 1003): a global UPDATE
+		// (row security) waits on a REPEATABLE READ transaction that rolls
+		// back; its release had to move after the blocker's next statement.
+		{Name: "gen-1003-global-wait", Setup: `DO $$ BEGIN CREATE ROLE interleave_gen_alice; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+		DO $$ BEGIN CREATE ROLE interleave_gen_bob; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+		
+		CREATE TABLE doc (id int PRIMARY KEY, owner text NOT NULL, v int NOT NULL);
+		INSERT INTO doc VALUES (1, 'interleave_gen_alice', 0), (2, 'interleave_gen_bob', 0), (3, 'interleave_gen_alice', 0);
+		ALTER TABLE doc ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY doc_read ON doc FOR SELECT USING (true);
+		CREATE POLICY doc_write ON doc FOR UPDATE USING (owner = current_user);
+		CREATE POLICY doc_ins ON doc FOR INSERT WITH CHECK (owner = current_user);
+		CREATE POLICY doc_del ON doc FOR DELETE USING (owner = current_user);
+		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_alice; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_alice;
+		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_bob; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_bob;`,
+			Actors: [][]Step{
+				{keep("BEGIN ISOLATION LEVEL REPEATABLE READ"), keep("WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d"), keep("ROLLBACK"), {SQL: "BEGIN ISOLATION LEVEL READ COMMITTED; UPDATE doc SET v = 10 WHERE id = 2 RETURNING v; COMMIT", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*), sum(v) FROM doc; INSERT INTO doc VALUES (11, current_user, 1); COMMIT", Simple: true, Retry: false, Keep: true}},
+				{q("SET default_transaction_isolation TO 'read committed'"), {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d; COMMIT", Simple: true, Retry: false, Keep: true}, keep("INSERT INTO doc VALUES (12, current_user, 2)"), keep("WITH u AS (UPDATE doc SET v = v + 2 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM u")},
+			}},
 		{Name: "temp-and-session", Setup: counter, Actors: [][]Step{
 			{q("SET application_name = 'x'"), q("SHOW application_name"), q("UPDATE counter SET n = n + 1")},
 			{q("SET search_path TO public"), q("SELECT n FROM counter")}}},

@@ -122,6 +122,14 @@ func visibleOnly(x, y *Event) bool {
 	if broken.Load() {
 		return false
 	}
+	// Nothing is known of what a global event sees or makes visible: its
+	// release among the blocker's events may matter (the generated
+	// differential found it: a global UPDATE waiting on a transaction that
+	// rolled back, whose release was never moved after the blocker's next
+	// statement).
+	if x.Global || y.Global {
+		return true
+	}
 	return visible(x, y) || visible(y, x) || meets(x.Immediate, y.Reads) || meets(y.Immediate, x.Reads)
 }
 
