@@ -196,10 +196,10 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		// it was not: the pass would rest on a wrong dependence.
 		res.Outcome = OutcomeInconclusive
 		first := sum.Check.First
-		if c := sum.Check; c.FirstSample != nil && c.FirstParent != nil {
-			first = search.CheckFinding(*c.FirstSample, *c.FirstParent, sc.ActorNames())
+		if c := sum.Check; c.FirstSample != nil {
+			first = search.CheckFinding(*c.FirstSample, c.FirstParent, sc.ActorNames())
 		}
-		res.Message = fmt.Sprintf("the reduction's check found %d skipped orders (of %d sampled) whose behaviour no explored order had: %s; explore without the reduction to see every order, and please report the scenario",
+		res.Message = fmt.Sprintf("the reduction's check found %d of its %d sampled orders behaving as no explored order did: %s; explore without the reduction to see every order, and please report the scenario",
 			sum.Check.NewBehaviours, sum.Check.Sampled, first)
 	default:
 		res.Outcome = OutcomePass

@@ -48,6 +48,8 @@ const (
 	notCheck    checkKind = iota
 	checkSample           // a sampled skipped order
 	checkParent           // the order a sample was skipped from, run again
+	checkRandom           // an order drawn at random
+	checkRepeat           // a drawn order with a new behaviour, run again
 )
 
 // ReductionCheck is what the check of a reduced search found.
@@ -128,35 +130,52 @@ func (e *explorer) queueCheck() bool {
 	// A deterministic sample: the same search samples the same orders.
 	sort.SliceStable(left, func(i, j int) bool { return left[i].plan.Key() < left[j].plan.Key() })
 	e.checkRand.Shuffle(len(left), func(i, j int) { left[i], left[j] = left[j], left[i] })
-	if len(left) > e.checkN {
-		left = left[:e.checkN]
+	if e.check.Skipped == 0 {
+		return false // nothing was skipped: every order was explored
+	}
+	// Half the sample (rounded up) are skipped orders; the rest, and
+	// whatever the skipped ones leave, are orders drawn at random: a
+	// reduction that missed a dependence can hide behaviours that need two
+	// or more reversals, which no single skipped alternative followed by
+	// the default order reaches.
+	if k := e.checkN - e.checkN/2; len(left) > k {
+		left = left[:k]
 	}
 	for i, s := range left {
 		s := s
 		c := &node{plan: s.plan, depth: len(s.plan.Choices), parentSeq: -1, child: i, check: checkSample, skipped: &s}
 		e.push(c)
 	}
-	return len(left) > 0
+	for i := len(left); i < e.checkN; i++ {
+		e.push(&node{depth: len(left) + i, parentSeq: -1, child: i, check: checkRandom})
+	}
+	return true
+}
+
+// checkFailure counts a sampled order that failed as the search's
+// failure; e.mu held.
+func (e *explorer) checkFailure(n *node, seq int) {
+	s := e.sum
+	s.Attempted++
+	s.Completed++
+	s.Failures++
+	if s.FirstFailure < 0 || seq < s.FirstFailure {
+		s.FirstFailure = seq
+		s.FirstFailurePath = append([]int32(nil), n.path...)
+	}
+	s.CheckFailed = true
+	if !e.opts.KeepGoing {
+		e.stop(StopFailure)
+	}
 }
 
 // recordCheck folds the report of a check node; e.mu held.
 func (e *explorer) recordCheck(n *node, seq int, rep Report) {
-	s := e.sum
 	switch n.check {
 	case checkSample:
 		e.check.Sampled++
 		if rep.Failed {
-			s.Attempted++
-			s.Completed++
-			s.Failures++
-			if s.FirstFailure < 0 || seq < s.FirstFailure {
-				s.FirstFailure = seq
-				s.FirstFailurePath = append([]int32(nil), n.path...)
-			}
-			s.CheckFailed = true
-			if !e.opts.KeepGoing {
-				e.stop(StopFailure)
-			}
+			e.checkFailure(n, seq)
 			return
 		}
 		if rep.Behaviour == "" || e.behaviourFull || e.behaviours[rep.Behaviour] {
@@ -170,6 +189,29 @@ func (e *explorer) recordCheck(n *node, seq int, rep Report) {
 		p := &node{plan: sk.parent, depth: len(sk.parent.Choices), parentSeq: -1, child: n.child, check: checkParent, skipped: &sk}
 		p.sampleBehaviour = rep.Behaviour
 		e.push(p)
+	case checkRandom:
+		e.check.Sampled++
+		if rep.Failed {
+			e.checkFailure(n, seq)
+			return
+		}
+		if rep.Behaviour == "" || e.behaviourFull || e.behaviours[rep.Behaviour] {
+			return
+		}
+		p := ChoicesOf(rep.Decisions)
+		p.Victims = n.plan.Victims
+		e.push(&node{plan: p, depth: len(p.Choices), parentSeq: -1, child: n.child, check: checkRepeat, sampleBehaviour: rep.Behaviour})
+	case checkRepeat:
+		if rep.Failed || rep.Behaviour != n.sampleBehaviour {
+			e.check.Unrepeatable++
+			return
+		}
+		e.check.NewBehaviours++
+		if e.check.First == "" {
+			sample := n.plan
+			e.check.FirstSample = &sample
+			e.check.First = CheckFinding(sample, nil, nil)
+		}
 	case checkParent:
 		if rep.Failed || rep.Behaviour != n.skipped.parentBehaviour {
 			e.check.Unrepeatable++
@@ -179,17 +221,20 @@ func (e *explorer) recordCheck(n *node, seq int, rep Report) {
 		if e.check.First == "" {
 			sample, parent := n.skipped.plan, n.skipped.parent
 			e.check.FirstSample, e.check.FirstParent = &sample, &parent
-			e.check.First = CheckFinding(sample, parent, nil)
+			e.check.First = CheckFinding(sample, &parent, nil)
 		}
 	}
 }
 
 // CheckFinding says in words that the order sample behaved as no explored
-// order did though the reduction called it equivalent to parent; names
-// are the actors' names (nil: by index).
-func CheckFinding(sample, parent Plan, names []string) string {
+// order did though the reduction called it equivalent to parent (nil: a
+// sample drawn at random); names are the actors' names (nil: by index).
+func CheckFinding(sample Plan, parent *Plan, names []string) string {
+	if parent == nil {
+		return fmt.Sprintf("the order %s, drawn at random and run twice, behaved as no explored order did", describePlan(sample, names))
+	}
 	return fmt.Sprintf("the order %s behaved as no explored order did; the reduction had called it equivalent to the explored order %s",
-		describePlan(sample, names), describePlan(parent, names))
+		describePlan(sample, names), describePlan(*parent, names))
 }
 
 // describePlan names a plan's choices for a person: the step and the

@@ -38,7 +38,8 @@ func orderRun(units []int, fails func(order string) bool, calls *[]string) RunFu
 // TestReductionCheckFindsANewBehaviour: the reduced search runs one order
 // of two independent-looking units; the check samples the skipped one,
 // whose behaviour is new, runs the order it was skipped from again (same
-// behaviour) and reports a new behaviour.
+// behaviour) and reports a new behaviour; the orders it draws at random
+// find it too.
 func TestReductionCheckFindsANewBehaviour(t *testing.T) {
 	var calls []string
 	sum, err := Explore(context.Background(), Options{}, Hooks{}, orderRun([]int{1, 1}, func(string) bool { return false }, &calls))
@@ -46,11 +47,13 @@ func TestReductionCheckFindsANewBehaviour(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := sum.Check
-	if c.Sampled != 1 || c.NewBehaviours != 1 || c.Unrepeatable != 0 || c.First == "" || sum.Failures != 0 {
+	// One skipped order and seven drawn at random (the default 8); each
+	// with a new behaviour is run again and repeats it.
+	if c.Sampled != DefaultReductionCheck || c.NewBehaviours == 0 || c.Unrepeatable != 0 || c.First == "" || sum.Failures != 0 {
 		t.Fatalf("check %+v, failures %d; runs %q", c, sum.Failures, calls)
 	}
-	if len(calls) != 3 || calls[0] != calls[2] || calls[1] == calls[0] {
-		t.Errorf("runs: %q; want the default order, the sampled one, the default again", calls)
+	if calls[0] != "0.0 1.0" || calls[1] != "1.0 0.0" || calls[2] != calls[0] {
+		t.Errorf("runs: %q; want the default order, the skipped one, the default again", calls[:3])
 	}
 	t.Log(c.First)
 }
@@ -92,7 +95,7 @@ func TestReductionCheckOffAndUnrepeatable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Check.Sampled != 1 || sum.Check.NewBehaviours != 0 || sum.Check.Unrepeatable != 1 {
+	if sum.Check.Sampled != DefaultReductionCheck || sum.Check.NewBehaviours != 0 || sum.Check.Unrepeatable == 0 {
 		t.Errorf("unrepeatable: %+v", sum.Check)
 	}
 }

@@ -246,6 +246,8 @@ func (e *explorer) worker(ctx context.Context, w int) {
 		var rep Report
 		if e.sampled && seq > 0 {
 			rep = e.run(ctx, w, seq, n.plan, e.drawnPolicy(seq))
+		} else if n.check == checkRandom {
+			rep = e.run(ctx, w, seq, n.plan, &randomPolicy{rng: attemptRand(e.opts.Seed^0x5eedc4ec, seq), overlap: e.opts.Overlap == Pairs})
 		} else {
 			diverged := 0
 			for try := 1; ; try++ {
