@@ -254,6 +254,9 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 		if err := o.Search.Reduction.Set(red); err != nil {
 			return nil, err
 		}
+		// The reduction alone is judged: the check's samples would add
+		// behaviours the reduction did not explore.
+		o.Search.ReductionCheck = -1
 		start := time.Now()
 		res, err := interleave.Explore(ctx, c.Scenario(&recs[i]), o)
 		if err != nil {
