@@ -58,6 +58,8 @@ type ReductionCheck struct {
 	// could sample from (at most maxSkipped are kept); Sampled how many
 	// it ran.
 	Skipped, Sampled int
+	// Random is how many of the Sampled were drawn at random.
+	Random int
 	// NewBehaviours: sampled orders whose behaviour no explored order had
 	// and whose parent order repeated its own; Unrepeatable: sampled
 	// orders with a new behaviour whose parent order did not repeat its
@@ -191,6 +193,7 @@ func (e *explorer) recordCheck(n *node, seq int, rep Report) {
 		e.push(p)
 	case checkRandom:
 		e.check.Sampled++
+		e.check.Random++
 		if rep.Failed {
 			e.checkFailure(n, seq)
 			return

@@ -26,7 +26,7 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		case r.Outcome == engine.OutcomePass && s.PrunedByDepth > 0:
 			tail = fmt.Sprintf("pass: every order with at most %d choices was explored (%d longer prefixes not explored)", s.MaxDepth, s.PrunedByDepth)
 		case r.Outcome == engine.OutcomePass && s.Reduction == search.POR && s.Check.Sampled > 0:
-			tail = fmt.Sprintf("frontier exhausted: every order was explored (%d skipped orders sampled, no new behaviour); pass", s.Check.Sampled)
+			tail = fmt.Sprintf("frontier exhausted: every order was explored (%d skipped orders sampled and %d drawn at random, no new behaviour); pass", s.Check.Sampled-s.Check.Random, s.Check.Random)
 		case r.Outcome == engine.OutcomePass:
 			tail = "frontier exhausted: every order was explored; pass"
 		case r.Outcome == engine.OutcomeInconclusive:

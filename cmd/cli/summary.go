@@ -60,6 +60,7 @@ type ReductionCheck struct {
 	LockCorrections int    `json:"lockCorrections"`
 	Skipped         int    `json:"skipped"`
 	Sampled         int    `json:"sampled"`
+	Random          int    `json:"random"`
 	NewBehaviours   int    `json:"newBehaviours"`
 	Unrepeatable    int    `json:"unrepeatable"`
 	First           string `json:"first,omitempty"`
@@ -97,7 +98,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 	if s.Reduction == search.POR {
 		f.Alternatives, f.Skipped = s.Alternatives, s.Alternatives-s.Queued
 		c := s.Check
-		f.ReductionCheck = &ReductionCheck{LockCorrections: s.LockCorrections, Skipped: c.Skipped, Sampled: c.Sampled, NewBehaviours: c.NewBehaviours, Unrepeatable: c.Unrepeatable, First: c.First}
+		f.ReductionCheck = &ReductionCheck{LockCorrections: s.LockCorrections, Skipped: c.Skipped, Sampled: c.Sampled, Random: c.Random, NewBehaviours: c.NewBehaviours, Unrepeatable: c.Unrepeatable, First: c.First}
 	}
 	if r.Outcome.Failed() && r.Artifact != nil {
 		path := s.FirstFailurePath
