@@ -250,13 +250,20 @@ func normalizeOutput(s, repo string) string {
 }
 
 // checkSample compares a sample output with what the command it shows
-// printed: the command whose output starts with the sample's first word
-// ("counter:", "oversell:").
+// printed.
 func checkSample(t *testing.T, sample readmeBlock, results []commandResult, repo string) {
 	t.Helper()
+	if msg := sampleMismatch(sample, results, repo); msg != "" {
+		t.Error(msg)
+	}
+}
+
+// sampleMismatch says how a sample output differs from what the command
+// it shows printed ("" when it does not): that command is the one whose
+// output starts with the sample's first word ("counter:", "oversell:").
+func sampleMismatch(sample readmeBlock, results []commandResult, repo string) string {
 	if len(sample.lines) == 0 {
-		t.Errorf("README line %d: an empty sample output", sample.line)
-		return
+		return fmt.Sprintf("README line %d: an empty sample output", sample.line)
 	}
 	first, _, _ := strings.Cut(sample.lines[0], " ")
 	want := normalizeOutput(strings.Join(sample.lines, "\n"), repo)
@@ -265,9 +272,41 @@ func checkSample(t *testing.T, sample readmeBlock, results []commandResult, repo
 			continue
 		}
 		if got := normalizeOutput(r.stdout, repo); got != want {
-			t.Errorf("README line %d: the sample output of `%s` is not what it prints.\n--- README\n%s\n--- printed\n%s", sample.line, r.cmd, want, got)
+			return fmt.Sprintf("README line %d: the sample output of `%s` is not what it prints.\n--- README\n%s\n--- printed\n%s", sample.line, r.cmd, want, got)
 		}
-		return
+		return ""
 	}
-	t.Errorf("README line %d: no command of the block above prints the sample output starting %q", sample.line, first)
+	return fmt.Sprintf("README line %d: no command of the block above prints the sample output starting %q", sample.line, first)
+}
+
+// The comparison itself, without PostgreSQL: the README's stale demo
+// sample of issue 20 (5 pending prefixes, no Reduction line) is caught,
+// timings and the copy's path are not differences.
+func TestREADMESampleComparison(t *testing.T) {
+	printed := "oversell: 1 attempted, 1 completed; violations: 1; failure.\n" +
+		"Search: fifo; pending prefixes: 4; maximum attempted depth: 0.\n" +
+		"Reduction: 1 of 5 alternative orders skipped as equivalent to orders explored.\n" +
+		"Saved /tmp/x/interleave/failure.json after 1.5s\n"
+	results := []commandResult{{cmd: "./scripts/build"}, {cmd: "./scripts/demo", stdout: printed}}
+	current := readmeBlock{line: 34, lines: []string{
+		"oversell: 1 attempted, 1 completed; violations: 1; failure.",
+		"Search: fifo; pending prefixes: 4; maximum attempted depth: 0.",
+		"Reduction: 1 of 5 alternative orders skipped as equivalent to orders explored.",
+		"Saved failure.json after 80ms",
+	}}
+	if msg := sampleMismatch(current, results, "/tmp/x/interleave"); msg != "" {
+		t.Errorf("a sample that matches is reported: %s", msg)
+	}
+	stale := readmeBlock{line: 34, lines: []string{
+		"oversell: 1 attempted, 1 completed; violations: 1; failure.",
+		"Search: fifo; pending prefixes: 5; maximum attempted depth: 0.",
+		"Saved failure.json after 80ms",
+	}}
+	if msg := sampleMismatch(stale, results, "/tmp/x/interleave"); !strings.Contains(msg, "is not what it prints") || !strings.Contains(msg, "./scripts/demo") {
+		t.Errorf("the stale sample is not caught: %q", msg)
+	}
+	other := readmeBlock{line: 34, lines: []string{"counter: 1 attempted"}}
+	if msg := sampleMismatch(other, results, "/tmp/x/interleave"); !strings.Contains(msg, "no command of the block above prints") {
+		t.Errorf("a sample no command prints is not caught: %q", msg)
+	}
 }
