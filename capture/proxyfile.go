@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -60,6 +61,12 @@ type ProxyHeader struct {
 	// what it did not keep once the budget was reached.
 	Budget  int64    `json:"budget"`
 	Dropped *Dropped `json:"dropped,omitempty"`
+	// Partial marks the working file of a proxy that is still recording,
+	// or was killed: its data is the zstd frames flushed so far (one per
+	// chunk of whole records, at least every second), and size, sha256
+	// and compressedSize are not known. A reader keeps the records up to
+	// the last complete one.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Dropped is what a proxy capture did not record.
@@ -106,10 +113,14 @@ type ProxyWriter struct {
 	spare chan []byte // chunks it has emptied
 	done  chan error
 
-	tmp  *os.File
-	sum  hash.Hash
-	zw   *zstd.Encoder
-	size int64
+	tmp     *os.File
+	dataOff int64 // where the frames begin in tmp, after its partial header
+	sum     hash.Hash
+	zw      *zstd.Encoder // EncodeAll only: one frame per chunk
+	frame   []byte
+	size    int64
+
+	stopFlush chan struct{}
 }
 
 // ProxyWriterOptions configures NewProxyWriter.
@@ -119,6 +130,10 @@ type ProxyWriterOptions struct {
 	Budget int64
 	// OnDrop, when set, is called once, when the first record is dropped.
 	OnDrop func(Dropped)
+	// FlushEvery is how often records gathered are compressed into the
+	// working file even when fewer than a chunk (0: every second): what a
+	// kill -9 can lose.
+	FlushEvery time.Duration
 }
 
 // MaxRaw bounds the raw bytes a proxy capture file holds (and what its
@@ -126,8 +141,11 @@ type ProxyWriterOptions struct {
 // artifact's capture (artifact.MaxCaptureSize).
 const MaxRaw = 1 << 30
 
-// NewProxyWriter prepares path; nothing is there until Close. header's
-// Listen, Upstream and UpstreamTLS are kept; the rest is filled in.
+// NewProxyWriter prepares path; nothing is there until Close. Until then
+// the records go to a working file beside it (WorkingFile), which is
+// itself a partial capture that trace reads: after a kill -9 it holds the
+// records up to the last flush. header's Listen, Upstream and UpstreamTLS
+// are kept; the rest is filled in.
 func NewProxyWriter(path string, header ProxyHeader, opts ProxyWriterOptions) (*ProxyWriter, error) {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultCaptureBudget
@@ -135,11 +153,11 @@ func NewProxyWriter(path string, header ProxyHeader, opts ProxyWriterOptions) (*
 	if opts.Budget > MaxRaw {
 		return nil, fmt.Errorf("a capture budget of %d bytes is over the %d bytes a capture may hold", opts.Budget, MaxRaw)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".data-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
 	if err != nil {
 		return nil, fmt.Errorf("create the capture file's working file: %w", err)
 	}
-	zw, err := zstd.NewWriter(tmp, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(proxyWindow))
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(proxyWindow))
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
@@ -150,22 +168,37 @@ func NewProxyWriter(path string, header ProxyHeader, opts ProxyWriterOptions) (*
 		path: path, header: header, onDrop: opts.OnDrop, start: time.Now(),
 		streams: map[int]bool{}, lost: map[int]bool{},
 		full: make(chan []byte, 1), spare: make(chan []byte, 2), done: make(chan error, 1),
-		tmp: tmp, sum: sha256.New(), zw: zw,
+		tmp: tmp, sum: sha256.New(), zw: zw, stopFlush: make(chan struct{}),
 	}
 	w.header.Started = w.start.UTC()
+	if w.dataOff, err = writePartialHeader(tmp, w.header); err != nil {
+		zw.Close()
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("create the capture file's working file: %w", err)
+	}
 	w.cur = make([]byte, 0, proxyChunk+recordHeader+4096)
 	w.spare <- make([]byte, 0, proxyChunk+recordHeader+4096)
 	go w.compress()
+	go w.flushEvery(cmp.Or(opts.FlushEvery, time.Second))
 	return w, nil
 }
 
-// compress is the writer's goroutine: it owns sum, zw and tmp until Close.
+// WorkingFile is the file the records go to until Close: a partial
+// capture, readable by trace while the proxy runs and after a crash.
+func (w *ProxyWriter) WorkingFile() string { return w.tmp.Name() }
+
+// compress is the writer's goroutine: it owns sum, zw, frame and tmp until
+// Close. Each chunk, whole records, becomes one zstd frame written in one
+// write, so the working file is readable up to its last complete frame
+// whenever the process stops.
 func (w *ProxyWriter) compress() {
 	var err error
 	for chunk := range w.full {
 		if err == nil {
 			w.sum.Write(chunk)
-			_, err = w.zw.Write(chunk)
+			w.frame = w.zw.EncodeAll(chunk, w.frame[:0])
+			_, err = w.tmp.Write(w.frame)
 			w.size += int64(len(chunk))
 		}
 		w.spare <- chunk[:0]
@@ -296,6 +329,7 @@ func (w *ProxyWriter) Close() (*ProxyHeader, error) {
 	last := w.cur
 	w.cur = nil
 	w.mu.Unlock()
+	close(w.stopFlush)
 	if len(last) > 0 {
 		<-w.spare // wait until the compressor can take it
 		w.full <- last
@@ -304,16 +338,15 @@ func (w *ProxyWriter) Close() (*ProxyHeader, error) {
 	err := <-w.done
 	defer os.Remove(w.tmp.Name())
 	defer w.tmp.Close()
-	if err == nil {
-		err = w.zw.Close()
-	}
+	w.zw.Close()
 	if err != nil {
 		return nil, fmt.Errorf("compress the capture: %w", err)
 	}
-	compressed, err := w.tmp.Seek(0, io.SeekCurrent)
+	end, err := w.tmp.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return nil, err
 	}
+	compressed := end - w.dataOff
 	w.mu.Lock()
 	h := w.header
 	w.mu.Unlock()
@@ -324,7 +357,7 @@ func (w *ProxyWriter) Close() (*ProxyHeader, error) {
 		d := w.dropped
 		h.Dropped = &d
 	}
-	if _, err := w.tmp.Seek(0, io.SeekStart); err != nil {
+	if _, err := w.tmp.Seek(w.dataOff, io.SeekStart); err != nil {
 		return nil, err
 	}
 	if err := writeProxyFile(w.path, &h, w.tmp); err != nil {

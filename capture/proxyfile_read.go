@@ -71,6 +71,9 @@ func readProxy(r io.Reader, fileSize int64) (*ProxyHeader, []byte, error) {
 	if h.Encoding != "zstd" {
 		return nil, nil, fmt.Errorf("%w: encoding %q", ErrCorrupt, h.Encoding)
 	}
+	if h.Partial {
+		return readPartial(&h, br)
+	}
 	body := fileSize - int64(len(proxyFileMagic)) - int64(len(line)) - 1
 	switch {
 	case h.Size < 0 || h.Size > MaxRaw:
@@ -169,11 +172,18 @@ func nameProxyStreams(tr *TraceResult) {
 func (p *ProxyTrace) WriteText(w io.Writer, path string) error {
 	ew := &errWriter{w: w}
 	h := p.Header
+	ended := h.Ended.Format("15:04:05")
+	if h.Partial {
+		ended = "(not finished)"
+	}
 	ew.printf("%s: Interleave proxy capture of %s (listening on %s), %s to %s; times in µs since %s",
-		path, h.Upstream, h.Listen, h.Started.Format("2006-01-02 15:04:05"), h.Ended.Format("15:04:05"), h.Started.Format("15:04:05.000000"))
+		path, h.Upstream, h.Listen, h.Started.Format("2006-01-02 15:04:05"), ended, h.Started.Format("15:04:05.000000"))
 	if d := h.Dropped; d != nil {
 		ew.printf("NOT COMPLETE: %s at %dµs; %d records (%s) of %d connections were not recorded after that",
 			d.Reason, d.FromUS, d.Records, byteSize(d.Bytes), d.Streams)
+	}
+	if h.Partial {
+		ew.printf("PARTIAL: the working file of a proxy still recording, or killed before it wrote its capture file; these are the %s of records flushed until then", byteSize(h.Size))
 	}
 	ew.printf("")
 	writeSummaryTable(ew, p.Summary)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pginterleave/interleave/netproxy"
 )
@@ -159,6 +160,16 @@ func FuzzReadProxyFile(f *testing.F) {
 	seed, _ := os.ReadFile(path)
 	f.Add(seed)
 	f.Add([]byte(proxyFileMagic + "{}\n"))
+	// A working file (a partial capture), as a kill -9 leaves it.
+	pw, err := NewProxyWriter(filepath.Join(dir, "partial.capture"), ProxyHeader{}, ProxyWriterOptions{FlushEvery: time.Millisecond})
+	if err != nil {
+		f.Fatal(err)
+	}
+	pw.Bytes(0, netproxy.ClientToServer, []byte("Q\x00\x00\x00\x0dselect 1\x00"))
+	time.Sleep(50 * time.Millisecond)
+	partial, _ := os.ReadFile(pw.WorkingFile())
+	pw.Close()
+	f.Add(partial)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, raw, err := readProxy(bytes.NewReader(data), int64(len(data)))
 		if err == nil && (h == nil || int64(len(raw)) != h.Size) {

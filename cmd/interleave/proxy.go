@@ -56,10 +56,11 @@ with zstd, and writes FILE when the proxy stops (Ctrl+C or SIGTERM). Read it wit
   interleave trace FILE [--json] [--pcap OUT]
 which shows each connection's messages and a summary per connection: statements,
 round trips, protocol, errors, time in the server and in the client. Records are
-compressed as they come into a working file beside FILE (.FILE.data-*), so memory
-stays at a few MiB however long the proxy runs; --capture-budget bounds what is
-recorded, and past it nothing more is kept (the proxy keeps forwarding), and the
-file and this command say what was dropped. --pcap FILE also writes the capture as
+compressed as they come into a working file beside FILE (.FILE.partial-*), so memory
+stays at a few MiB however long the proxy runs; that file is itself a partial capture,
+flushed every second, which interleave trace reads (after a kill -9 too).
+--capture-budget bounds what is recorded, and past it nothing more is kept (the proxy
+keeps forwarding), and the file and this command say what was dropped. --pcap FILE also writes the capture as
 pcapng for Wireshark. --json prints, when the proxy stops, one JSON object on stdout:
 the addresses, the files written and what the recording holds.
 
@@ -180,7 +181,7 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	}
 	fmt.Fprintf(stderr, "interleave proxy: listening on %s, forwarding to %s%s\n", p.Addr(), ep.Address, tlsNote)
 	if o.capturePath != "" {
-		fmt.Fprintf(stderr, "interleave proxy: recording every connection into %s (written when the proxy stops; budget %s)\n", o.capturePath, o.budget)
+		fmt.Fprintf(stderr, "interleave proxy: recording every connection into %s (written when the proxy stops; budget %s); until then, and after a crash, the records so far are in %s, which interleave trace reads\n", o.capturePath, o.budget, w.WorkingFile())
 	}
 	fmt.Fprintf(stderr, "interleave proxy: connect to postgres://USER@%s/DATABASE; Ctrl+C stops\n", p.Addr())
 
