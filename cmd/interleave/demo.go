@@ -99,6 +99,11 @@ conditional UPDATE; every order is explored and the demo exits 0.`,
 					cli.Usage("run", interleave.Options{}, [2]string{"--safe", "search the repaired buyers instead (every order explored, exit 0)"}))
 				return nil
 			}
+			if pos, _, err := cli.ParseArgs("run", rest, "interleave "+cmd.Use); err != nil {
+				return err
+			} else if len(pos) > 0 {
+				return &cli.UsageError{Msg: fmt.Sprintf("demo takes no arguments, only flags; got %s", quoteArgs(pos)), Usage: "interleave " + cmd.Use}
+			}
 			p := cli.Program{Scenarios: []interleave.Scenario{oversellScenario(safe)}, Docker: dockerProvider}
 			code := cli.Run(append([]string{"run"}, rest...), os.Stdout, os.Stderr, p)
 			printTermsPointer(os.Stdout, rest, code)

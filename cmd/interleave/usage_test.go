@@ -26,6 +26,7 @@ func TestUsageErrorsAreOneLinePlusUsage(t *testing.T) {
 		{[]string{"run", "./examples/counter", "extra"}, "interleave: run takes DIR, the scenario program's directory (or a scenario file); got 2 arguments: \"./examples/counter\" \"extra\".\nUsage: interleave run DIR [flags]\n"},
 		{[]string{"replay", "./examples/counter"}, "interleave: replay needs DIR and ARTIFACT: the scenario program's directory (or a scenario file) and the recorded failure; got only \"./examples/counter\".\nUsage: interleave replay DIR ARTIFACT [flags]\n"},
 		{[]string{"minimize", "./examples/counter", "f.json", "--max-attempt", "3"}, "interleave: unknown flag --max-attempt; did you mean --max-attempts?\nUsage: interleave minimize DIR ARTIFACT [flags]\n"},
+		{[]string{"demo", "--max-run", "3"}, "interleave: unknown flag --max-run; did you mean --max-runs?\nUsage: interleave demo [--safe] [run flags]\n"},
 		{[]string{"report"}, "interleave: report needs ARTIFACT.\nUsage: interleave report ARTIFACT --out FILE [--json] [flags]\n"},
 		{[]string{"report", "f.json", "--outt", "x.html"}, "interleave: unknown flag --outt; did you mean --out?\nUsage: interleave report ARTIFACT --out FILE [--json] [flags]\n"},
 		{[]string{"trace", "a.json", "b.json"}, "interleave: trace takes ARTIFACT; got 2 arguments: \"a.json\" \"b.json\".\nUsage: interleave trace ARTIFACT [--json] [--pcap FILE] [--force] [--spec [--spec-setup FILE]] [flags]\n"},
