@@ -73,3 +73,27 @@ func FuzzValueJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestRecordedValuesAreShallow: an actor's value is recorded to depth
+// MaxValueDepth, so that an actor returning a small, deeply nested value
+// does not make its artifact too large to write (a 20 KB value nested
+// 9,990 deep made 200 MB of indented JSON, over MaxFileSize).
+func TestRecordedValuesAreShallow(t *testing.T) {
+	deep := strings.Repeat("[", 9990) + strings.Repeat("]", 9990)
+	v := artifact.CutValue([]byte(deep))
+	if artifact.ValueDepth(v) != artifact.MaxValueDepth || !strings.Contains(string(v), "…") {
+		t.Fatalf("CutValue kept depth %d", artifact.ValueDepth(v))
+	}
+	a := &artifact.Artifact{
+		SchemaVersion: artifact.SchemaVersion,
+		Scenario:      artifact.Scenario{Name: "deep", Actors: []string{"a"}},
+		Outcome:       artifact.Outcome{Kind: "pass"},
+		Actors:        []artifact.ActorResult{{Actor: "a", Value: v}},
+	}
+	if err := artifact.Write(t.TempDir()+"/a.json", a, false); err != nil {
+		t.Fatal(err)
+	}
+	if shallow := `{"a":[1,2]}`; string(artifact.CutValue([]byte(shallow))) != shallow {
+		t.Fatal("a shallow value changed")
+	}
+}

@@ -50,8 +50,12 @@ func cutTo(s string, total, limit, budget int) string {
 
 // CutValue returns an actor's value as JSON if it is within MaxActorValue;
 // otherwise a JSON string that holds the beginning of its JSON text and a
-// note of how much was cut, within MaxActorValue.
+// note of how much was cut, within MaxActorValue. Arrays and objects
+// nested deeper than MaxValueDepth become "…": the artifact is written
+// indented, two spaces a level a line, so a 20 KB value nested 10,000
+// deep would make a 200 MB artifact, refused as over MaxFileSize.
 func CutValue(raw []byte) []byte {
+	raw, _ = CutDepth(raw, MaxValueDepth)
 	if len(raw) <= MaxActorValue {
 		return raw
 	}
