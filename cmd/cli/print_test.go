@@ -38,3 +38,15 @@ func TestSummarySaysAHarnessErrorStoppedTheSearch(t *testing.T) {
 		t.Fatalf("JSON summary: stopError %q", f.StopError)
 	}
 }
+
+// TestWriteJSONEscapesControlAndBidi: run, replay and minimize's --json
+// escape C1 controls and bidirectional overrides (a scenario name or an
+// actor's error can hold them), as the other commands do.
+func TestWriteJSONEscapesControlAndBidi(t *testing.T) {
+	var b strings.Builder
+	writeJSON(&b, map[string]string{"message": "a\u009bb\u202ec"})
+	out := b.String()
+	if strings.ContainsRune(out, '\u009b') || strings.ContainsRune(out, '\u202e') || !strings.Contains(out, `\u009b`) || !strings.Contains(out, `\u202e`) {
+		t.Fatalf("not escaped: %q", out)
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -364,10 +365,17 @@ func artifactCommand(ctx context.Context, command, path string, stdout io.Writer
 	return res.ExitCode(), nil
 }
 
+// writeJSON prints v indented, with C1 controls and format characters
+// (bidirectional overrides among them) escaped as \uXXXX, as every --json
+// output does (artifact.EscapeJSONText).
 func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return
+	}
+	_, _ = w.Write(artifact.EscapeJSONText(buf.Bytes()))
 }
 
 // explicitZeros refuses a zero given on the command line where zero only
