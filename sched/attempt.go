@@ -106,6 +106,10 @@ type lane struct {
 	// done is the lane's last completed unit while its held locks are to
 	// be read (it left a transaction open).
 	done *UnitRecord
+	// gone: the lane's backend has exited (its session's locks released);
+	// endingSince is when the decider first waited for it.
+	gone        bool
+	endingSince time.Time
 }
 
 // New prepares an attempt for cfg.Actors.

@@ -64,6 +64,27 @@ func (a *Attempt) Run(ctx context.Context) error {
 			wait(runningFor)
 			continue
 		}
+		if watcher, ok := a.cfg.Monitor.(BackendWatcher); ok {
+			if pids := a.endingLocked(now); len(pids) > 0 {
+				// A connection that ended (or whose actor returned) still
+				// holds its session's locks until its backend exits: the
+				// next command is released after that, not at a time the
+				// operating system picks.
+				a.mu.Unlock()
+				alive, err := watcher.Alive(ctx, pids)
+				a.mu.Lock()
+				if err == nil {
+					a.markGoneLocked(pids, alive)
+				}
+				a.mu.Unlock()
+				if err != nil && ctx.Err() == nil {
+					a.Abort(fmt.Errorf("lock monitor: %w", err))
+				} else if len(alive) > 0 {
+					wait(time.Millisecond)
+				}
+				continue
+			}
+		}
 		unconfirmed := a.unconfirmedLocked()
 		if len(unconfirmed) > 0 {
 			if d := time.Until(nextPoll); d > 0 {
@@ -470,4 +491,46 @@ func (a *Attempt) unreadLocksLocked() ([]uint32, []*UnitRecord) {
 		}
 	}
 	return pids, units
+}
+
+// backendExitWait bounds the wait for an ended connection's backend to
+// exit; past it the decider goes on (a backend PostgreSQL keeps for a
+// long exit is no reason to hang).
+const backendExitWait = 5 * time.Second
+
+// endingLocked lists the backends of connections that ended, or whose
+// actor returned, not yet seen gone; a.mu held.
+func (a *Attempt) endingLocked(now time.Time) []uint32 {
+	var pids []uint32
+	for _, l := range a.lanes {
+		if l.gone || l.info.BackendPID == 0 || !(l.closed || a.actors[l.info.Actor].done) {
+			continue
+		}
+		if l.endingSince.IsZero() {
+			l.endingSince = now
+		} else if now.Sub(l.endingSince) > backendExitWait {
+			l.gone = true
+			continue
+		}
+		pids = append(pids, l.info.BackendPID)
+	}
+	return pids
+}
+
+// markGoneLocked marks the lanes of pids whose backends are not alive;
+// a.mu held.
+func (a *Attempt) markGoneLocked(pids, alive []uint32) {
+	live := map[uint32]bool{}
+	for _, p := range alive {
+		live[p] = true
+	}
+	for _, l := range a.lanes {
+		if !l.gone && !live[l.info.BackendPID] {
+			for _, p := range pids {
+				if p == l.info.BackendPID {
+					l.gone = true
+				}
+			}
+		}
+	}
 }

@@ -57,6 +57,35 @@ func (m *PGMonitor) HeldLocks(ctx context.Context, pids []uint32) (map[uint32][]
 	return out, rows.Err()
 }
 
+// BackendWatcher is a LockMonitor that can tell which backends are still
+// alive: a session's locks (advisory locks, an open transaction's) are
+// released only when its backend exits, after its client has gone.
+type BackendWatcher interface {
+	Alive(ctx context.Context, pids []uint32) ([]uint32, error)
+}
+
+// Alive implements BackendWatcher.
+func (m *PGMonitor) Alive(ctx context.Context, pids []uint32) ([]uint32, error) {
+	ps := make([]int32, len(pids))
+	for i, p := range pids {
+		ps[i] = int32(p)
+	}
+	rows, err := m.conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int4[])`, ps)
+	if err != nil {
+		return nil, fmt.Errorf("read live backends: %w", err)
+	}
+	defer rows.Close()
+	var out []uint32
+	for rows.Next() {
+		var pid int32
+		if err := rows.Scan(&pid); err != nil {
+			return nil, err
+		}
+		out = append(out, uint32(pid))
+	}
+	return out, rows.Err()
+}
+
 // PGMonitor polls on one dedicated connection with one prepared statement.
 // It is used by one attempt at a time.
 type PGMonitor struct {
