@@ -207,6 +207,19 @@ func Cases() []Case {
 				{keep("BEGIN ISOLATION LEVEL REPEATABLE READ"), keep("WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d"), keep("ROLLBACK"), {SQL: "BEGIN ISOLATION LEVEL READ COMMITTED; UPDATE doc SET v = 10 WHERE id = 2 RETURNING v; COMMIT", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*), sum(v) FROM doc; INSERT INTO doc VALUES (11, current_user, 1); COMMIT", Simple: true, Retry: false, Keep: true}},
 				{q("SET default_transaction_isolation TO 'read committed'"), {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d; COMMIT", Simple: true, Retry: false, Keep: true}, keep("INSERT INTO doc VALUES (12, current_user, 2)"), keep("WITH u AS (UPDATE doc SET v = v + 2 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM u")},
 			}},
+		// From the generated differential (seed 20166): a session-level
+		// advisory lock, released when its actor's backend exits: before
+		// the decider waited for that, one order had two behaviours.
+		{Name: "gen-20166-session-advisory-lock", Setup: `CREATE TABLE res (id int PRIMARY KEY, holder text);
+		INSERT INTO res VALUES (1, NULL);
+		CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL);
+		INSERT INTO acct VALUES (1, 10), (2, 20);
+		CREATE SEQUENCE tick;
+		CREATE TABLE ticket (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, who text, twice int GENERATED ALWAYS AS (id * 2) STORED);`,
+			Actors: [][]Step{
+				{simple("SET default_transaction_isolation TO 'read committed'"), {SQL: "BEGIN; SELECT pg_try_advisory_lock(42); COMMIT; BEGIN", Simple: true, Retry: false, Keep: true}, keep("SELECT holder FROM res WHERE id = 1"), keep("COMMIT")},
+				{{SQL: "UPDATE res SET holder = 'a2' WHERE id = 1 RETURNING holder; SELECT holder FROM res WHERE id = 1", Simple: true, Retry: false, Keep: true}, keep("SELECT pg_try_advisory_xact_lock(42)"), keep("SELECT pg_try_advisory_lock(42)")},
+			}},
 		{Name: "temp-and-session", Setup: counter, Actors: [][]Step{
 			{q("SET application_name = 'x'"), q("SHOW application_name"), q("UPDATE counter SET n = n + 1")},
 			{q("SET search_path TO public"), q("SELECT n FROM counter")}}},
