@@ -93,7 +93,7 @@ func TestInitRefusals(t *testing.T) {
 		{[]string{"init", "x", "--js", "--yaml"}, "--js and --yaml exclude each other"},
 		{[]string{"init", "x", "--module-path", tmp}, "is not a checkout of github.com/pginterleave/interleave"},
 		{[]string{"init", "x", "--js", "--module-path", root}, "--module-path is for Go scenarios"},
-		{[]string{"init", "x", "y"}, "accepts at most 1 arg"},
+		{[]string{"init", "x", "y"}, "init takes [DIR]; got 2 arguments"},
 	} {
 		if r := runIn(t, tmp, nil, bin, c.args...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Fatalf("%v: want exit 2 and %q, got %s", c.args, c.want, r)
