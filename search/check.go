@@ -171,16 +171,23 @@ func (e *explorer) checkFailure(n *node, seq int) {
 	}
 }
 
+// sampledNew counts a sampled order and reports whether its behaviour is
+// one no explored order had; a failing sample is the search's failure.
+// e.mu held.
+func (e *explorer) sampledNew(n *node, seq int, rep Report) bool {
+	e.check.Sampled++
+	if rep.Failed {
+		e.checkFailure(n, seq)
+		return false
+	}
+	return rep.Behaviour != "" && !e.behaviourFull && !e.behaviours[rep.Behaviour]
+}
+
 // recordCheck folds the report of a check node; e.mu held.
 func (e *explorer) recordCheck(n *node, seq int, rep Report) {
 	switch n.check {
 	case checkSample:
-		e.check.Sampled++
-		if rep.Failed {
-			e.checkFailure(n, seq)
-			return
-		}
-		if rep.Behaviour == "" || e.behaviourFull || e.behaviours[rep.Behaviour] {
+		if !e.sampledNew(n, seq, rep) {
 			return
 		}
 		// A behaviour no explored order had: run the order it was skipped
@@ -192,13 +199,8 @@ func (e *explorer) recordCheck(n *node, seq int, rep Report) {
 		p.sampleBehaviour = rep.Behaviour
 		e.push(p)
 	case checkRandom:
-		e.check.Sampled++
 		e.check.Random++
-		if rep.Failed {
-			e.checkFailure(n, seq)
-			return
-		}
-		if rep.Behaviour == "" || e.behaviourFull || e.behaviours[rep.Behaviour] {
+		if !e.sampledNew(n, seq, rep) {
 			return
 		}
 		p := ChoicesOf(rep.Decisions)

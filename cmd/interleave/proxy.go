@@ -238,26 +238,15 @@ type ProxyJSON struct {
 	Memory netproxy.MemoryStats `json:"memory"`
 }
 
-// parseMemoryBudget reads --memory-budget: a size of at least one
-// --max-message's worth is sensible, but any positive size is taken.
+// parseMemoryBudget reads --memory-budget as parseByteSize reads sizes (a
+// size of at least one --max-message's worth is sensible, but any
+// positive size up to 1 PiB is taken).
 func parseMemoryBudget(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 || n*float64(mult) > 1<<50 {
+	n, err := parseByteSize(s)
+	if err != nil || n > 1<<50 {
 		return 0, fmt.Errorf("--memory-budget: %q is not a size (for example 1GiB)", s)
 	}
-	return int64(n * float64(mult)), nil
+	return n, nil
 }
 
 // acceptErrorReporter says on stderr, at most once a second, that the
