@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"context"
+	"maps"
 	"strings"
 )
 
@@ -26,9 +27,9 @@ type Vals struct {
 // Clone returns a copy of v that can be changed alone.
 func (v Vals) Clone() Vals {
 	out := v
-	out.Stmts = make(map[string]string, len(v.Stmts))
-	for k, s := range v.Stmts {
-		out.Stmts[k] = s
+	out.Stmts = maps.Clone(v.Stmts)
+	if out.Stmts == nil {
+		out.Stmts = map[string]string{}
 	}
 	return out
 }
@@ -162,19 +163,15 @@ func (c *Classifier) loadOwn(ctx context.Context) error {
 // specific first (ALTER ROLE ... IN DATABASE ... SET, then ALTER ROLE ...
 // SET, then ALTER DATABASE ... SET), read after the scenario's setup.
 func (c *Classifier) roleSettings(ctx context.Context, user string) map[string]string {
-	if m, ok := c.roles[user]; ok {
-		cp := make(map[string]string, len(m))
-		for k, v := range m {
-			cp[k] = v
+	m, ok := c.roles[user]
+	if !ok {
+		m = c.readRoleSettings(ctx, user)
+		if c.roles == nil {
+			c.roles = map[string]map[string]string{}
 		}
-		return cp
+		c.roles[user] = m
 	}
-	out := c.readRoleSettings(ctx, user)
-	if c.roles == nil {
-		c.roles = map[string]map[string]string{}
-	}
-	c.roles[user] = out
-	return c.roleSettings(ctx, user)
+	return maps.Clone(m) // the caller adds the start-up packet's settings
 }
 
 func (c *Classifier) readRoleSettings(ctx context.Context, user string) map[string]string {
