@@ -133,6 +133,9 @@ type worker struct {
 	printDB    bool
 	checkSetup func(*artifact.DatabasePrint) error
 	barrier    *barrier // overlap pairs: makes a pair start together
+	// isolation, when set, is every actor session's default isolation
+	// level (explain's runs at stronger levels).
+	isolation string
 }
 
 func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
