@@ -89,7 +89,7 @@ func Name(cycle []Edge, txs []*Transaction) Anomaly {
 					LostUpdate, r.From, rowOf(r), r.FromStep, w.ToStep, r.To, r.ToStep, r.CommitStep, r.To, path)}
 			}
 		}
-		if r.Insert && r.Predicate {
+		if r.Insert {
 			return Anomaly{Name: Phantom, Adya: "G-single", Sentence: fmt.Sprintf("%s: %s read %s by a predicate at step %d, %s inserted a matching row (step %d) and committed (step %d), and %s then saw it: one transaction, two answers (%s)",
 				Phantom, r.From, r.Relation, r.FromStep, r.To, r.ToStep, r.CommitStep, r.From, path)}
 		}

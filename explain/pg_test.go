@@ -1,0 +1,104 @@
+package explain_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/explain"
+	"github.com/pginterleave/interleave/pgserver"
+)
+
+var server *pgserver.Local
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	cancel()
+	if err != nil {
+		// Never skip: a test run without PostgreSQL proves nothing.
+		fmt.Fprintf(os.Stderr, "these tests need PostgreSQL's server binaries (apt-get install postgresql, or set INTERLEAVE_PG_BIN): %v\n", err)
+		os.Exit(2)
+	}
+	server = srv
+	code := m.Run()
+	srv.Close()
+	os.Exit(code)
+}
+
+// kinds is each scenario with what explain must say of it.
+var kinds = []struct {
+	sc       func() engine.Scenario
+	name     string // the anomaly; "" none
+	adya     string
+	fix      string
+	errState bool // a level run must show a 40001 or 40P01
+}{
+	{lostUpdate, explain.LostUpdate, "G-single", explain.FixRepeatableRead, true},
+	{writeSkew, explain.WriteSkew, "G2", explain.FixSerializable, true},
+	{readSkew, explain.ReadSkew, "G-single", explain.FixRepeatableRead, false},
+	{phantom, explain.Phantom, "G-single", explain.FixRepeatableRead, false},
+	{readOnly, explain.ReadOnlyAnomaly, "G2-item", explain.FixSerializable, true},
+	{checkThenInsert, "", "", explain.FixLocking, false},
+}
+
+// explainScenario searches sc for a failure on the shared server and
+// explains it.
+func explainScenario(t *testing.T, sc engine.Scenario) *explain.Explanation {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	o := engine.Options{Server: engine.ServerOptions{Use: server}}
+	o.Search.Workers = 1
+	res, err := engine.Explore(ctx, sc, o)
+	if err != nil {
+		t.Fatalf("%s: search: %v", sc.Name, err)
+	}
+	if res.Outcome != engine.OutcomeViolation {
+		t.Fatalf("%s: the search ended %s (%s), want a violation to explain", sc.Name, res.Outcome, res.Message)
+	}
+	x, err := engine.Explain(ctx, sc, res.Artifact, engine.ExplainOptions{Options: o})
+	if err != nil {
+		t.Fatalf("%s: explain: %v", sc.Name, err)
+	}
+	return x
+}
+
+// TestAnomaliesOnPostgreSQL finds each scenario's failure on a real
+// server, and checks its name, its cycle, that the critical pair was found
+// by a reversal that passed, and the fix class the level runs showed.
+func TestAnomaliesOnPostgreSQL(t *testing.T) {
+	for _, k := range kinds {
+		sc := k.sc()
+		t.Run(sc.Name, func(t *testing.T) {
+			x := explainScenario(t, sc)
+			t.Logf("%s:\n%s", sc.Name, x.Text())
+			if x.Anomaly.Name != k.name || x.Anomaly.Adya != k.adya {
+				t.Errorf("named %q (%s), want %q (%s)", x.Anomaly.Name, x.Anomaly.Adya, k.name, k.adya)
+			}
+			if k.name == "" && (len(x.Cycle) != 0 || !strings.HasPrefix(x.Anomaly.Sentence, explain.NoCycle)) {
+				t.Errorf("a cycle where there is none: %v", x.Cycle)
+			}
+			if k.name != "" && len(x.Cycle) < 2 {
+				t.Errorf("no cycle: %v", x.Cycle)
+			}
+			if p := x.CriticalPair; p == nil || !p.Found || p.FirstActor == p.SecondActor {
+				t.Errorf("critical pair %+v", p)
+			}
+			if x.Fix == nil || x.Fix.Class != k.fix {
+				t.Errorf("fix %+v, want %s", x.Fix, k.fix)
+			}
+			sawErr := false
+			for _, l := range x.Levels {
+				sawErr = sawErr || len(l.Errors) > 0
+			}
+			if sawErr != k.errState {
+				t.Errorf("level runs %+v: a 40001/40P01 seen %v, want %v", x.Levels, sawErr, k.errState)
+			}
+		})
+	}
+}
