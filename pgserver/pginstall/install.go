@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,20 +43,31 @@ type Installation struct {
 	Dir      string // <cache>/<major>-<platform>
 	BinDir   string // Dir/bin: initdb, postgres, pg_ctl
 	Platform string
-	Version  string // the npm version, e.g. 17.10.0-beta.17
-	Major    int
-	// Reused is true when the release was already installed.
+	// Version is PostgreSQL's own version as the tree's postgres reports
+	// it (`postgres --version`), e.g. 17.10; "" if the binary does not say.
+	Version string
+	// PackageVersion is the npm package's version, e.g. 17.10.0-beta.17.
+	PackageVersion string
+	Major          int
+	// Reused is true when the release was already installed, and the tree
+	// holds exactly the package's files, owned by this user or root.
 	Reused bool
+	// Replaced says why a tree already at Dir was not reused ("bin/initdb
+	// changed", ...); "" when there was none or Force was set.
+	Replaced string
 }
 
-// markerFile records which release a directory holds; written last, so a
-// directory without it is an interrupted install.
+// markerFile records which release a directory holds and every file it
+// holds; written last, so a directory without it is an interrupted
+// install.
 const markerFile = ".interleave-install.json"
 
 type marker struct {
-	Version   string `json:"version"`
-	Integrity string `json:"integrity"`
-	Platform  string `json:"platform"`
+	Version       string `json:"version"` // the npm package's
+	Integrity     string `json:"integrity"`
+	Platform      string `json:"platform"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	manifest
 }
 
 // maxTarball bounds a download (the largest package is about 60 MB).
@@ -77,8 +89,11 @@ func DefaultCacheDir() (string, error) {
 
 // Install fetches the release opts names, verifies the tarball against the
 // registry's integrity hash, and unpacks it into the cache. An existing
-// install of the same release is reused. Nothing is left in the cache when
-// it fails.
+// install of the same release is reused only when it still holds exactly
+// the package's files (sizes and sha256 recorded while unpacking), owned by
+// this user or root and writable by no one else; otherwise it is replaced.
+// A cache directory that another user owns or can write to is refused
+// (ErrUnsafeDir). Nothing is left in the cache when it fails.
 func Install(ctx context.Context, opts Options) (Installation, error) {
 	var inst Installation
 	var err error
@@ -108,15 +123,29 @@ func Install(ctx context.Context, opts Options) (Installation, error) {
 	if err != nil {
 		return inst, err
 	}
-	inst = Installation{Platform: opts.Platform, Version: rel.Version, Major: rel.key.major,
+	inst = Installation{Platform: opts.Platform, PackageVersion: rel.Version, Major: rel.key.major,
 		Dir: filepath.Join(opts.CacheDir, strconv.Itoa(rel.key.major)+"-"+opts.Platform)}
 	inst.BinDir = filepath.Join(inst.Dir, "bin")
-	if m, err := readMarker(inst.Dir); err == nil && m.Version == rel.Version && m.Integrity == rel.Integrity && !opts.Force {
-		inst.Reused = true
-		return inst, nil
+	// Checked before anything is created or opened there, and again after.
+	if err := checkCacheDir(opts.CacheDir); err != nil {
+		return inst, err
 	}
 	if err := makeReachableDirs(opts.CacheDir); err != nil {
 		return inst, fmt.Errorf("create the cache directory %s: %w", opts.CacheDir, err)
+	}
+	if err := checkCacheDir(opts.CacheDir); err != nil {
+		return inst, err
+	}
+	if !opts.Force {
+		version, err := reusable(inst.Dir, rel)
+		if err == nil {
+			inst.Reused, inst.Version = true, version
+			return inst, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			inst.Replaced = err.Error()
+			logf("not reusing %s: %v", inst.Dir, err)
+		}
 	}
 	logf("downloading @embedded-postgres/%s@%s", opts.Platform, rel.Version)
 	tarball, err := download(ctx, opts.Client, rel, opts.CacheDir)
@@ -130,13 +159,16 @@ func Install(ctx context.Context, opts Options) (Installation, error) {
 		return inst, err
 	}
 	defer os.RemoveAll(staging)
-	if err := unpack(tarball, staging); err != nil {
+	files, err := unpack(tarball, staging)
+	if err != nil {
 		return inst, fmt.Errorf("unpack @embedded-postgres/%s@%s: %w", opts.Platform, rel.Version, err)
 	}
 	if err := checkServerBinaries(staging, opts.Platform); err != nil {
 		return inst, err
 	}
-	if err := writeMarker(staging, marker{Version: rel.Version, Integrity: rel.Integrity, Platform: opts.Platform}); err != nil {
+	inst.Version = serverVersion(staging, opts.Platform)
+	m := marker{Version: rel.Version, Integrity: rel.Integrity, Platform: opts.Platform, ServerVersion: inst.Version, manifest: files}
+	if err := writeMarker(staging, m); err != nil {
 		return inst, err
 	}
 	if os.Geteuid() == 0 {
@@ -145,7 +177,7 @@ func Install(ctx context.Context, opts Options) (Installation, error) {
 		}
 	}
 	if err := os.RemoveAll(inst.Dir); err != nil {
-		return inst, fmt.Errorf("replace %s: %w", inst.Dir, err)
+		return inst, fmt.Errorf("replace %s: %w; remove it yourself, or install into another cache directory", inst.Dir, err)
 	}
 	if err := os.Rename(staging, inst.Dir); err != nil {
 		return inst, fmt.Errorf("move the release into %s: %w", inst.Dir, err)
@@ -234,9 +266,52 @@ func checkServerBinaries(dir, platform string) error {
 	return nil
 }
 
+// reusable checks the tree at dir against the marker it holds and rel;
+// it returns the tree's PostgreSQL version, or why the tree cannot be
+// reused (os.ErrNotExist when there is no tree).
+func reusable(dir string, rel release) (string, error) {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("%w: %s is not a directory", errTampered, dir)
+	}
+	// The marker is trusted only once its owner and mode are checked.
+	if err := checkOwned(dir, info); err != nil {
+		return "", err
+	}
+	m, err := readMarker(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: no readable marker (%v): an interrupted install", errTampered, err)
+	}
+	if m.Version != rel.Version || m.Integrity != rel.Integrity {
+		return "", fmt.Errorf("it holds %s, not %s", m.Version, rel.Version)
+	}
+	if err := verifyTree(dir, m); err != nil {
+		return "", err
+	}
+	return m.ServerVersion, nil
+}
+
+// maxMarker bounds the marker (a package of 100,000 entries would need
+// about 15 MB).
+const maxMarker = 32 << 20
+
 func readMarker(dir string) (marker, error) {
 	var m marker
-	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	path := filepath.Join(dir, markerFile)
+	info, err := os.Lstat(path)
+	if err != nil {
+		return m, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > maxMarker {
+		return m, fmt.Errorf("%s is not a regular file of at most %d bytes", path, maxMarker)
+	}
+	if err := checkOwned(path, info); err != nil {
+		return m, err
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return m, err
 	}
@@ -251,8 +326,9 @@ func writeMarker(dir string, m marker) error {
 	return os.WriteFile(filepath.Join(dir, markerFile), append(b, '\n'), 0o644)
 }
 
-// makeReachableDirs creates dir; as root, every directory it creates (and
-// dir itself) is opened to all, whatever the umask, so that the server's
+// makeReachableDirs creates dir; as root, every directory it creates is
+// opened to all (0755), whatever the umask, and an existing dir is made
+// readable and searchable by all (never writable), so that the server's
 // account can reach the binaries.
 func makeReachableDirs(dir string) error {
 	var created []string
@@ -266,8 +342,17 @@ func makeReachableDirs(dir string) error {
 		return err
 	}
 	if os.Geteuid() == 0 {
-		for _, d := range append(created, dir) {
+		for _, d := range created {
 			if err := os.Chmod(d, 0o755); err != nil {
+				return err
+			}
+		}
+		if len(created) == 0 {
+			st, err := os.Stat(dir)
+			if err != nil {
+				return err
+			}
+			if err := os.Chmod(dir, st.Mode()&(fs.ModePerm|fs.ModeSticky)|0o555); err != nil {
 				return err
 			}
 		}

