@@ -20,6 +20,12 @@ var postgresMajors = []int{13, 14, 15, 16, 17, 18}
 // -buildvcs=false, or from a git worktree, carry no vcs.revision.
 var buildCommit string
 
+// releaseVersion is the version a release build was given
+// (-ldflags "-X main.releaseVersion=1.2.3", scripts/release): it replaces
+// the version constant in what `interleave version` prints. Artifacts
+// record the constant (package fingerprint).
+var releaseVersion string
+
 // modulePath is this module's path, as go.mod says.
 const modulePath = "github.com/pginterleave/interleave"
 
@@ -51,6 +57,9 @@ func buildVersion() VersionJSON {
 	v := VersionJSON{SchemaVersion: 1, Version: interleave.Version, Module: modulePath, ModuleVersion: "(unknown)",
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, PostgresMajors: postgresMajors}
 	v.Commit = buildCommit
+	if releaseVersion != "" {
+		v.Version = releaseVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
