@@ -52,7 +52,9 @@ func FindBinDir(explicit string) (string, error) {
 // the PGDG RPMs (/usr/pgsql-N/bin), Homebrew (versioned formulae under
 // /opt/homebrew and /usr/local, and Linuxbrew), Postgres.app, the EDB
 // installer on Windows (Program Files\PostgreSQL\N\bin), asdf and mise
-// installs, and `interleave postgres install`'s cache.
+// installs, and `interleave postgres install`'s cache (a tree there only
+// if pginstall.Check accepts it: one another user could have planted or
+// changed is skipped).
 func Candidates() []Candidate { return liveSearch().candidates() }
 
 // searchEnv is what discovery looks at; tests hand it a fake tree.
@@ -65,7 +67,15 @@ type searchEnv struct {
 	pgConfig func() string // `pg_config --bindir`, "" when there is none
 	caches   []string      // install cache directories
 	platform string        // the install cache's platform name
+	// checkInstall vets a bin directory in an install cache before it is
+	// used (pginstall.Check: owned by this user or root, writable by no
+	// one else, the package's files); nil accepts it.
+	checkInstall func(binDir string) error
 }
+
+// installSource is the Source of a directory in `interleave postgres
+// install`'s cache.
+const installSource = "interleave postgres install"
 
 func liveSearch() searchEnv {
 	home, _ := os.UserHomeDir()
@@ -88,6 +98,7 @@ func liveSearch() searchEnv {
 		env.caches = append(env.caches, "/var/cache/interleave/pg") // a root install, usable by all
 	}
 	env.platform, _ = pginstall.CurrentPlatform()
+	env.checkInstall = pginstall.Check
 	return env
 }
 
@@ -119,6 +130,11 @@ func (e searchEnv) candidates() []Candidate {
 	// those that do, in the order of the list above.
 	sort.SliceStable(known, func(i, j int) bool { return known[i].Major > known[j].Major })
 	for _, c := range known {
+		// A tree in an install cache that another user could have planted
+		// or changed is not used (`interleave postgres install` replaces it).
+		if c.Source == installSource && e.checkInstall != nil && e.checkInstall(c.Dir) != nil {
+			continue
+		}
 		add(c)
 	}
 	return out
@@ -173,7 +189,7 @@ func (e searchEnv) locations() []location {
 	}
 	for _, cache := range e.caches {
 		if e.platform != "" {
-			locs = append(locs, location{filepath.Join(cache, "*-"+e.platform, "bin"), "interleave postgres install",
+			locs = append(locs, location{filepath.Join(cache, "*-"+e.platform, "bin"), installSource,
 				func(d string) int { return majorOf(strings.TrimSuffix(nthParent(d, 1), "-"+e.platform)) }})
 		}
 	}

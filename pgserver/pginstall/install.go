@@ -288,10 +288,34 @@ func reusable(dir string, rel release) (string, error) {
 	if m.Version != rel.Version || m.Integrity != rel.Integrity {
 		return "", fmt.Errorf("it holds %s, not %s", m.Version, rel.Version)
 	}
-	if err := verifyTree(dir, m); err != nil {
+	if err := verifyTree(dir, m, true); err != nil {
 		return "", err
 	}
 	return m.ServerVersion, nil
+}
+
+// Check says whether binDir is the bin directory of a tree Install left:
+// the cache directory above it safe, the tree holding every file its marker
+// lists with its recorded size and nothing else, owned by this user or
+// root and writable by no one else. It does not hash the files (Install
+// does), so it is cheap enough for the server's discovery on every run.
+func Check(binDir string) error {
+	tree := filepath.Dir(filepath.Clean(binDir))
+	if err := checkCacheDir(filepath.Dir(tree)); err != nil {
+		return err
+	}
+	info, err := os.Lstat(tree)
+	if err != nil {
+		return err
+	}
+	if err := checkOwned(tree, info); err != nil {
+		return err
+	}
+	m, err := readMarker(tree)
+	if err != nil {
+		return fmt.Errorf("%w: no readable marker (%v)", errTampered, err)
+	}
+	return verifyTree(tree, m, false)
 }
 
 // maxMarker bounds the marker (a package of 100,000 entries would need

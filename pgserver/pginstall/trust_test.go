@@ -136,7 +136,7 @@ func TestInstallReplacesATreeThatIsNotThePackages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := verifyTree(again.Dir, m); err != nil {
+			if err := verifyTree(again.Dir, m, true); err != nil {
 				t.Fatalf("the tree installed again does not verify: %v", err)
 			}
 			third, err := Install(context.Background(), opts)
@@ -249,5 +249,44 @@ func TestServerVersionOfARealBinary(t *testing.T) {
 		if got := versionIn([]byte(in)); got != want {
 			t.Errorf("versionIn(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// Check, what discovery calls on every run, accepts a tree as Install left
+// it and refuses one that changed, another user's, or one in a cache
+// directory others can write.
+func TestCheckForDiscovery(t *testing.T) {
+	srv := fakeRegistry(t, nil)
+	cache := filepath.Join(t.TempDir(), "pg")
+	inst, err := Install(context.Background(), Options{Major: 17, Platform: "linux-x64", CacheDir: cache, Registry: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(inst.BinDir); err != nil {
+		t.Fatalf("a fresh install: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(inst.BinDir, "initdb"), []byte("#!/bin/sh\necho planted\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(inst.BinDir); err == nil || !strings.Contains(err.Error(), "bin/initdb has") {
+		t.Fatalf("a rewritten initdb of another size: %v", err)
+	}
+	if _, err := Install(context.Background(), Options{Major: 17, Platform: "linux-x64", CacheDir: cache, Registry: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inst.BinDir, "pg_evil"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(inst.BinDir); err == nil || !strings.Contains(err.Error(), "bin/pg_evil is not part of the package") {
+		t.Fatalf("a file added to bin: %v", err)
+	}
+	os.Remove(filepath.Join(inst.BinDir, "pg_evil"))
+	os.Chmod(cache, 0o777)
+	if err := Check(inst.BinDir); !errors.Is(err, ErrUnsafeDir) {
+		t.Fatalf("a cache directory writable by all: %v; want ErrUnsafeDir", err)
+	}
+	os.Chmod(cache, 0o755)
+	if err := Check(filepath.Join(t.TempDir(), "17-linux-x64", "bin")); err == nil {
+		t.Fatal("a directory with no install at all was accepted")
 	}
 }
