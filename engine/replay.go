@@ -34,6 +34,10 @@ type ReplayResult struct {
 	Guided   bool
 	// Differences says, one line each, why the recording does not apply.
 	Differences []string
+	// RecordedServer and Server are the server's version() when recorded
+	// and now, set when only the server (its version or settings) made an
+	// exact replay incompatible: the program is unchanged.
+	RecordedServer, Server string
 	// SameFailure: the replay failed exactly as recorded (same kind and message).
 	SameFailure bool
 	// Followed of Of recorded (executing) releases were followed.
@@ -127,6 +131,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		}
 		if d := fingerprint.ServerDifferences(rec.Fingerprint, e.fingerprint()); len(d) > 0 {
 			res.incompatible(d)
+			res.RecordedServer, res.Server = rec.Fingerprint.ServerVersion, e.fingerprint().ServerVersion
 			return nil, nil
 		}
 		w.checkSetup = func(p *artifact.DatabasePrint) error {
