@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/internal/redact"
 	"github.com/pginterleave/interleave/netproxy"
 )
 
@@ -121,6 +122,8 @@ type ProxyWriter struct {
 	size    int64
 
 	stopFlush chan struct{}
+
+	secrets proxySecrets
 }
 
 // ProxyWriterOptions configures NewProxyWriter.
@@ -134,6 +137,10 @@ type ProxyWriterOptions struct {
 	// working file even when fewer than a chunk (0: every second): what a
 	// kill -9 can lose.
 	FlushEvery time.Duration
+	// Secrets are masked (redact.MaskByte, byte for byte) wherever they
+	// occur in what is recorded, as the value of every PASSWORD literal
+	// a client sends is.
+	Secrets []string
 }
 
 // MaxRaw bounds the raw bytes a proxy capture file holds (and what its
@@ -171,6 +178,7 @@ func NewProxyWriter(path string, header ProxyHeader, opts ProxyWriterOptions) (*
 		tmp: tmp, sum: sha256.New(), zw: zw, stopFlush: make(chan struct{}),
 	}
 	w.header.Started = w.start.UTC()
+	w.secrets.s = redact.Secrets{}.With(opts.Secrets...)
 	if w.dataOff, err = writePartialHeader(tmp, w.header); err != nil {
 		zw.Close()
 		tmp.Close()
@@ -280,7 +288,7 @@ func (w *ProxyWriter) dropLocked(stream, n int, at time.Duration, reason string)
 
 // Bytes implements netproxy.Recorder.
 func (w *ProxyWriter) Bytes(stream int, dir netproxy.Direction, data []byte) {
-	w.record(KindBytes, stream, dir, data)
+	w.record(KindBytes, stream, dir, w.secrets.masked(dir, data))
 }
 
 // Redacted implements netproxy.Recorder: only the header and the length of
@@ -295,7 +303,7 @@ func (w *ProxyWriter) Redacted(stream int, dir netproxy.Direction, header []byte
 func (w *ProxyWriter) Closed(stream int, err error) {
 	var reason []byte
 	if err != nil {
-		reason = []byte(err.Error())
+		reason = w.secrets.masked(netproxy.ServerToClient, []byte(err.Error()))
 	}
 	w.record(KindClosed, stream, netproxy.ClientToServer, reason)
 }

@@ -25,6 +25,12 @@ func (st *streamTracer) clientRecord(r Record) {
 		return
 	}
 	msgs := decodeClient(r.Data, at)
+	if st.stmts == nil {
+		st.stmts = NewStatements()
+	}
+	if sql := st.stmts.Unit(r.Data).SQL; unit == nil {
+		unit = st.matchMasked(r.Data, sql)
+	}
 	if unit == nil && st.cur >= 0 && st.t.Exchanges[st.cur].Unit != nil && copyOnly(msgs) {
 		// COPY data belongs to the unit that started the COPY.
 		for _, m := range msgs {

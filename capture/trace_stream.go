@@ -20,7 +20,8 @@ type streamTracer struct {
 	units   []UnitInfo // this connection's units, by ordinal
 	next    int        // the first unit not yet matched
 	byHash  map[string][]int
-	skipped []UnitInfo // units passed over by a later unit's match
+	skipped []UnitInfo  // units passed over by a later unit's match
+	stmts   *Statements // what the client writes prepare, for matchMasked
 
 	client   int
 	lastAuth uint32 // the last authentication request: names the client's answer

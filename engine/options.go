@@ -70,6 +70,10 @@ type ProxyOptions struct {
 type CaptureOptions struct {
 	// Mode is CaptureFailures (default), CaptureAll or CaptureOff.
 	Mode CaptureMode
+	// Secrets are removed wherever they occur in what is kept and shown
+	// (the wire capture and its SQL, parameters and server messages
+	// included), as the server's password always is.
+	Secrets []string
 }
 
 // OutputOptions say what is written and who hears about progress.

@@ -46,7 +46,8 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			a.Schedule.Victims = append(a.Schedule.Victims, names[v])
 		}
 	}
-	secrets := e.secrets()
+	secrets := attemptSecrets(e.secrets(), r)
+	wire := wireRedactor{secrets}
 	for _, ar := range r.Actors {
 		rec := artifact.ActorResult{Actor: ar.Actor}
 		if ar.Err != nil {
@@ -78,7 +79,12 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		}
 	}
 	if r.Capture != nil {
-		c, cut, err := artifact.EncodeCapture(r.Capture)
+		masked, err := wire.capture(r.Capture)
+		var c *artifact.Capture
+		var cut string
+		if err == nil {
+			c, cut, err = artifact.EncodeCapture(masked)
+		}
 		switch {
 		case err != nil:
 			a.Cut = append(a.Cut, fmt.Sprintf("the wire capture was not kept: %v", err))
@@ -120,7 +126,7 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		if conns[k] == nil {
 			conns[k] = capture.NewStatements()
 		}
-		d := conns[k].Unit(u.Bytes)
+		d := conns[k].Unit(wire.unit(u.Bytes))
 		sqls, params := d.SQL, d.Params
 		au := artifact.Unit{
 			Actor: names[u.Ref.Actor], Conn: u.Ref.Conn, Unit: u.Ref.Unit,
@@ -129,7 +135,7 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 			PendingStep: u.PendingStep, ReleaseStep: u.ReleaseStep, Pair: u.Pair,
 			Alternatives: alternatives[u.Ref],
 			PendingUS:    u.PendingAt.Microseconds(), ReleasedUS: u.ReleasedAt.Microseconds(), CompletedUS: u.CompletedAt.Microseconds(),
-			Completed: u.Completed, Tags: u.Tags, Rows: u.Rows, SQLState: u.SQLState, Error: u.Error,
+			Completed: u.Completed, Tags: u.Tags, Rows: u.Rows, SQLState: u.SQLState, Error: wire.text(u.Error),
 		}
 		if au.SQL == nil {
 			au.SQL = []string{}
@@ -153,12 +159,12 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 		a.Units = append(a.Units, au)
 	}
 	for _, l := range r.Sched.Lanes {
-		c := artifact.Connection{Actor: names[l.Actor], Conn: l.Ordinal, Stream: l.Stream, BackendPID: l.BackendPID, Error: l.Error, Params: [][2]string{}}
+		c := artifact.Connection{Actor: names[l.Actor], Conn: l.Ordinal, Stream: l.Stream, BackendPID: l.BackendPID, Error: wire.text(l.Error), Params: [][2]string{}}
 		for i := 0; i+1 < len(l.Params); i += 2 {
 			if l.Params[i] == "password" {
 				continue
 			}
-			c.Params = append(c.Params, [2]string{l.Params[i], l.Params[i+1]})
+			c.Params = append(c.Params, [2]string{l.Params[i], wire.text(l.Params[i+1])})
 		}
 		a.Connections = append(a.Connections, c)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/internal/redact"
 )
 
@@ -17,7 +18,7 @@ import (
 // run. Values are scrubbed when an attempt is recorded (keptValue): most
 // attempts are not.
 func (w *worker) scrub(res *attemptResult) {
-	s := w.env.secrets()
+	s := attemptSecrets(w.env.secrets(), res)
 	res.Message = artifact.CutText(s.String(res.Message), artifact.MaxText)
 	for i := range res.Actors {
 		r := &res.Actors[i]
@@ -30,7 +31,45 @@ func (w *worker) scrub(res *attemptResult) {
 }
 
 // secrets are what must never be kept or printed of what actors produce.
-func (e *env) secrets() redact.Secrets { return redact.Password(e.server.Password()) }
+func (e *env) secrets() redact.Secrets {
+	return redact.Password(e.server.Password()).With(e.opts.Capture.Secrets...)
+}
+
+// attemptSecrets are base and the values of the PASSWORD literals
+// (ALTER ROLE ... PASSWORD '...') the attempt's actors sent, those long
+// enough to be told from ordinary text (redact.MinLiteral): the literals
+// themselves are masked wherever they stand.
+func attemptSecrets(base redact.Secrets, r *attemptResult) redact.Secrets {
+	if r.Sched == nil {
+		return base
+	}
+	var lits []string
+	for _, u := range r.Sched.Units {
+		lits = append(lits, redact.Literals(u.Bytes)...)
+	}
+	if len(lits) == 0 {
+		return base
+	}
+	return base.With(lits...)
+}
+
+// wireRedactor removes the secrets from what an artifact keeps of the
+// wire, at the one place it is recorded, so that every output made from the
+// artifact (report, trace and its --json, pcapng, --spec, bundles) is
+// clean: the capture and each unit's client bytes are masked byte for byte
+// (redact.MaskByte: lengths, and so framing, stay), then decoded; server
+// errors and connection failures are redacted as text. Unit hashes stay
+// those of the bytes sent, which replay compares.
+type wireRedactor struct{ s redact.Secrets }
+
+// capture is the masked copy of a capture (raw itself is not written).
+func (w wireRedactor) capture(raw []byte) ([]byte, error) { return capture.Redact(raw, w.s) }
+
+// unit is a unit's client bytes as the record decodes them.
+func (w wireRedactor) unit(b []byte) []byte { return w.s.Masked(b) }
+
+// text is a server message or a failure as the record keeps it.
+func (w wireRedactor) text(t string) string { return w.s.String(t) }
 
 // keptValue is an actor's value as the artifact keeps it: its JSON (or its
 // Go rendering as a JSON string when it has none), the password removed,

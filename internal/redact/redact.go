@@ -21,8 +21,9 @@ type Secrets struct {
 	forms []string // longest first, so that an escaped form goes whole
 }
 
-// Password is the secrets of one password: itself and the escaped forms it
-// takes in a connection URL (user information, query, path).
+// Password is the secrets of one password: itself, the escaped forms it
+// takes in a connection URL (user information, query, path) and in an SQL
+// string constant (a quote doubled).
 func Password(p string) Secrets {
 	if p == "" {
 		return Secrets{}
@@ -30,21 +31,27 @@ func Password(p string) Secrets {
 	userinfo := url.UserPassword("u", p).String()[len("u:"):]
 	seen := map[string]bool{}
 	var s Secrets
-	for _, f := range []string{p, userinfo, url.QueryEscape(p), url.PathEscape(p)} {
+	for _, f := range []string{p, userinfo, url.QueryEscape(p), url.PathEscape(p), strings.ReplaceAll(p, "'", "''")} {
 		if !seen[f] {
 			seen[f] = true
 			s.forms = append(s.forms, f)
 		}
 	}
-	sort.Slice(s.forms, func(i, j int) bool { return len(s.forms[i]) > len(s.forms[j]) })
+	sortLongestFirst(s.forms)
 	return s
+}
+
+func sortLongestFirst(forms []string) {
+	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
 }
 
 // Empty reports whether there is nothing to remove.
 func (s Secrets) Empty() bool { return len(s.forms) == 0 }
 
-// String is text with every form of the secrets replaced by Mark.
+// String is text with every form of the secrets replaced by Mark and the
+// value of every PASSWORD literal it holds masked (MaskByte).
 func (s Secrets) String(text string) string {
+	text = maskLiteralText(text)
 	for _, f := range s.forms {
 		text = strings.ReplaceAll(text, f, Mark)
 	}
@@ -52,8 +59,11 @@ func (s Secrets) String(text string) string {
 }
 
 // contained reports whether b holds a form of the secrets, as is or as
-// JSON escapes it.
+// JSON escapes it, or a PASSWORD literal.
 func (s Secrets) contained(b []byte) bool {
+	if len(PasswordLiterals(b)) > 0 {
+		return true
+	}
 	for _, f := range s.forms {
 		if bytes.Contains(b, []byte(f)) {
 			return true
@@ -69,7 +79,7 @@ func (s Secrets) contained(b []byte) bool {
 // it stays valid JSON (numbers are kept as written). A value without a
 // secret is returned as it is.
 func (s Secrets) JSON(raw []byte) []byte {
-	if s.Empty() || !s.contained(raw) {
+	if !s.contained(raw) {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
