@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/docker/docker/client"
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/pgserver/docker"
@@ -96,23 +95,21 @@ func (d *doctor) closer(srv pgserver.Server, done string) func() {
 // checkDocker asks the Docker API for a ping, as run --docker does first.
 func checkDocker(ctx context.Context) DoctorCheck {
 	const fix = "start a Docker engine (Docker Desktop, or `systemctl start docker`), or set DOCKER_HOST to one; or drop --docker: the managed server needs only PostgreSQL's binaries"
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		return failed("docker", fix, "the Docker client could not be configured from the environment: %v", err)
-	}
-	defer cli.Close()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ping, err := cli.Ping(pctx)
+	ping, err := docker.Ping(pctx)
+	if errors.Is(err, docker.ErrEnvironment) {
+		return failed("docker", fix, "the Docker client could not be configured from the environment: %v", err)
+	}
 	if err != nil {
 		why := err.Error()
 		var ne *net.OpError
-		if errors.As(err, &ne) || client.IsErrConnectionFailed(err) {
+		if errors.As(err, &ne) {
 			why = "nothing answers there"
 		}
-		return failed("docker", fix, "no Docker engine is reachable at %s (%s), so --docker cannot start a server", cli.DaemonHost(), why)
+		return failed("docker", fix, "no Docker engine is reachable at %s (%s), so --docker cannot start a server", ping.Host, why)
 	}
-	return ok("docker", "the Docker engine at %s answers (API %s, %s)", cli.DaemonHost(), ping.APIVersion, ping.OSType)
+	return ok("docker", "the Docker engine at %s answers (API %s, %s)", ping.Host, ping.APIVersion, ping.OSType)
 }
 
 // serverChecks create a database, send a query through a gated proxy and

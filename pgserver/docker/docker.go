@@ -4,19 +4,19 @@
 package docker
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/client"
-	"github.com/docker/go-connections/nat"
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/pgserver"
 )
@@ -33,14 +33,37 @@ type Options struct {
 // volumes. Databases are managed as on a dedicated server.
 type Docker struct {
 	*pgserver.External
-	cli *client.Client
+	eng *engine
 	id  string
 }
+
+// containerConfig is the body of POST /containers/create: the fields of
+// the Engine API's ContainerConfig and HostConfig that Start sets.
+type containerConfig struct {
+	Image        string
+	Env          []string
+	Cmd          []string
+	ExposedPorts map[string]struct{}
+	Labels       map[string]string
+	HostConfig   hostConfig
+}
+
+type hostConfig struct {
+	PortBindings map[string][]portBinding
+}
+
+type portBinding struct {
+	HostIP   string `json:"HostIp"`
+	HostPort string
+}
+
+// postgresPort is the container's PostgreSQL port, as the API names it.
+const postgresPort = "5432/tcp"
 
 // containerSpec is the container: the official image's entrypoint with a
 // random superuser password, test-speed settings, port 5432 published on a
 // free loopback port, and a label that names it as Interleave's.
-func containerSpec(opts Options, password string) (*container.Config, *container.HostConfig) {
+func containerSpec(opts Options, password string) containerConfig {
 	img := opts.Image
 	if img == "" {
 		img = "postgres:16"
@@ -53,67 +76,68 @@ func containerSpec(opts Options, password string) (*container.Config, *container
 	for _, kv := range pgserver.TestSpeedSettings() {
 		cmd = append(cmd, "-c", kv[0]+"="+kv[1])
 	}
-	port := nat.Port("5432/tcp")
-	return &container.Config{
-			Image:        img,
-			Env:          []string{"POSTGRES_PASSWORD=" + password},
-			Cmd:          cmd,
-			ExposedPorts: nat.PortSet{port: struct{}{}},
-			Labels:       map[string]string{"org.pginterleave.throwaway": "true"},
-		}, &container.HostConfig{
-			PortBindings: nat.PortMap{port: []nat.PortBinding{{HostIP: "127.0.0.1", HostPort: ""}}},
-		}
+	return containerConfig{
+		Image:        img,
+		Env:          []string{"POSTGRES_PASSWORD=" + password},
+		Cmd:          cmd,
+		ExposedPorts: map[string]struct{}{postgresPort: {}},
+		Labels:       map[string]string{"org.pginterleave.throwaway": "true"},
+		HostConfig: hostConfig{
+			PortBindings: map[string][]portBinding{postgresPort: {{HostIP: "127.0.0.1", HostPort: ""}}},
+		},
+	}
 }
 
 // Start starts a container and waits until PostgreSQL accepts
 // connections. On error nothing is left behind.
 func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	eng, err := newEngine()
 	if err != nil {
 		return nil, fmt.Errorf("--docker: %w", err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err = cli.Ping(pctx)
+	err = eng.negotiate(pctx)
 	cancel()
 	if err != nil {
-		cli.Close()
-		return nil, fmt.Errorf("--docker: cannot reach the Docker engine at %s (%v); start Docker, set DOCKER_HOST, or run without --docker to use local PostgreSQL binaries", cli.DaemonHost(), err)
+		eng.close()
+		return nil, fmt.Errorf("--docker: cannot reach the Docker engine at %s (%v); start Docker, set DOCKER_HOST, or run without --docker to use local PostgreSQL binaries", eng.host, err)
 	}
 	password, err := newPassword()
 	if err != nil {
-		cli.Close()
+		eng.close()
 		return nil, err
 	}
-	cfg, hostCfg := containerSpec(opts, password)
-	if _, err := cli.ImageInspect(ctx, cfg.Image); err != nil {
-		rc, perr := cli.ImagePull(ctx, cfg.Image, image.PullOptions{})
-		if perr != nil {
-			cli.Close()
-			return nil, fmt.Errorf("--docker: pull %s: %w", cfg.Image, perr)
-		}
-		_, _ = io.Copy(io.Discard, rc)
-		rc.Close()
+	cfg := containerSpec(opts, password)
+	if err := pullMissing(ctx, eng, cfg.Image); err != nil {
+		eng.close()
+		return nil, err
 	}
-	created, err := cli.ContainerCreate(ctx, cfg, hostCfg, nil, nil, "")
-	if err != nil {
-		cli.Close()
+	var created struct {
+		ID string `json:"Id"`
+	}
+	if err := eng.call(ctx, "POST", "/containers/create", nil, cfg, &created); err != nil {
+		eng.close()
 		return nil, fmt.Errorf("--docker: create a container from %s: %w", cfg.Image, err)
 	}
-	d := &Docker{cli: cli, id: created.ID}
+	d := &Docker{eng: eng, id: created.ID}
 	defer func() {
 		if err != nil {
 			d.remove()
 		}
 	}()
-	if err := cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+	if err := eng.call(ctx, "POST", "/containers/"+url.PathEscape(d.id)+"/start", nil, nil, nil); err != nil {
 		return nil, fmt.Errorf("--docker: start the container: %w", err)
 	}
-	info, err := cli.ContainerInspect(ctx, created.ID)
-	if err != nil {
-		return nil, err
+	var info struct {
+		NetworkSettings struct {
+			Ports map[string][]portBinding
+		}
 	}
-	bindings := info.NetworkSettings.Ports[nat.Port("5432/tcp")]
-	if len(bindings) == 0 {
+	if err := eng.call(ctx, "GET", "/containers/"+url.PathEscape(d.id)+"/json", nil, nil, &info); err != nil {
+		return nil, fmt.Errorf("--docker: inspect the container: %w", err)
+	}
+	bindings := info.NetworkSettings.Ports[postgresPort]
+	if len(bindings) == 0 || bindings[0].HostPort == "" {
 		return nil, fmt.Errorf("--docker: the container published no port for 5432")
 	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword("postgres", password), Host: "127.0.0.1:" + bindings[0].HostPort, Path: "/postgres", RawQuery: "sslmode=disable"}
@@ -135,11 +159,63 @@ func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
 	return d, nil
 }
 
+// pullMissing pulls img unless the engine has it. A pull answers 200 at
+// once and reports progress, and a failure, as a stream of JSON objects.
+func pullMissing(ctx context.Context, eng *engine, img string) error {
+	err := eng.call(ctx, "GET", "/images/"+img+"/json", nil, nil, nil)
+	if err == nil {
+		return nil
+	}
+	if !isNotFound(err) {
+		return fmt.Errorf("--docker: look up image %s: %w", img, err)
+	}
+	name, tag := splitImage(img)
+	resp, err := eng.send(ctx, "POST", "/images/create", url.Values{"fromImage": {name}, "tag": {tag}}, nil)
+	if err != nil {
+		return fmt.Errorf("--docker: pull %s: %w", img, err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(bufio.NewReader(resp.Body))
+	for {
+		var msg struct {
+			Error       string `json:"error"`
+			ErrorDetail struct {
+				Message string `json:"message"`
+			} `json:"errorDetail"`
+		}
+		if err := dec.Decode(&msg); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("--docker: pull %s: %w", img, err)
+		}
+		if m := msg.ErrorDetail.Message; m != "" || msg.Error != "" {
+			if m == "" {
+				m = msg.Error
+			}
+			return fmt.Errorf("--docker: pull %s: %s", img, m)
+		}
+	}
+}
+
+// splitImage splits an image reference into the name and the tag (or
+// digest) of an image pull: postgres:16 is postgres and 16, a reference
+// without either is the tag latest.
+func splitImage(ref string) (name, tag string) {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		return ref[:i], ref[i+1:]
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, "latest"
+}
+
 func (d *Docker) remove() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_ = d.cli.ContainerRemove(ctx, d.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	d.cli.Close()
+	_ = d.eng.call(ctx, "DELETE", "/containers/"+url.PathEscape(d.id), url.Values{"force": {"1"}, "v": {"1"}}, nil, nil)
+	d.eng.close()
 }
 
 // Describe names the container.
