@@ -114,7 +114,7 @@ func PrintReplay(w io.Writer, r *engine.ReplayResult) {
 			fmt.Fprintf(w, "- %s\n", oneLine(d))
 		}
 		if !r.Guided {
-			fmt.Fprintln(w, "Run the replay with --guided to follow the recorded order against the changed code, or record again.")
+			fmt.Fprintln(w, incompatibleAdvice(r))
 		}
 		return
 	case engine.OutcomeViolation, engine.OutcomeActorError:
@@ -143,6 +143,36 @@ func PrintReplay(w io.Writer, r *engine.ReplayResult) {
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
 	}
+}
+
+// incompatibleAdvice says what to do about an incompatible exact replay,
+// matching what differs: the server (its version, or only its settings)
+// or the program.
+func incompatibleAdvice(r *engine.ReplayResult) string {
+	if r.RecordedServer == "" && r.Server == "" {
+		return "Run the replay with --guided to follow the recorded order against the changed code, or record again."
+	}
+	const rest = "follow the recorded order on this server with --guided, or record again on this one."
+	if r.RecordedServer == r.Server {
+		return "Only the server's settings differ from the recording's: replay against a server with the recorded settings (--database-url), " + rest
+	}
+	rec, now := serverRelease(r.RecordedServer), serverRelease(r.Server)
+	was := fmt.Sprintf("The recording was made on PostgreSQL %s, and this server is PostgreSQL %s", oneLine(rec), oneLine(now))
+	if rec == now || rec == "" || now == "" {
+		was = "The recording was made on another build of the server (its version string is above)"
+	}
+	return was + ": replay against a server of the recording's version and build (--pg-bin DIR of its binaries, or --database-url), " + rest
+}
+
+// serverRelease is the release in a version() string ("PostgreSQL 17.2
+// on x86_64-pc-linux-gnu, ...": 17.2), or "" when it has none.
+func serverRelease(version string) string {
+	rest, ok := strings.CutPrefix(version, "PostgreSQL ")
+	if !ok {
+		return ""
+	}
+	rel, _, _ := strings.Cut(rest, " ")
+	return strings.TrimRight(rel, ",")
 }
 
 // PrintMinimize writes the human summary of a minimization.
