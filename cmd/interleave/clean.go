@@ -19,7 +19,7 @@ func cleanCommand() *cobra.Command {
 	var minAge time.Duration
 	var dryRun, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "clean [--database-url URL] [--dry-run]",
+		Use:   "clean [DIR...] [--database-url URL] [--dry-run]",
 		Short: "Remove what runs killed outright left behind: servers, temporary directories, databases",
 		Long: `clean removes what an Interleave run killed with kill -9 (or a crash) left behind.
 
@@ -29,14 +29,23 @@ running in one, only when their owner record says they are this user's, were
 made on this host, and the process that made them is dead. With --database-url,
 the interleave_<16 hex> databases on that server that carry Interleave's mark,
 that no live run holds (an advisory lock) and that nobody is connected to are
-dropped. Nothing else is ever touched. See docs/supervision.md.`,
+dropped. In each DIR (default: the current directory), a proxy capture's
+working file (.FILE.partial-*) that no process holds open any more and an
+export's staging directory (.DIR.tmp-*) that lost its owner record and has
+not changed for --min-age (at least a minute) are removed: what a kill -9 of
+interleave proxy or export left. Read such a working file with interleave
+trace first if you want its records. Nothing else is ever touched. See
+docs/supervision.md.`,
 		Example: `  interleave clean --dry-run
   interleave clean
   interleave clean --database-url postgres://me@db.test:5432/postgres --min-age 1h --json`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"."}
+			}
 			if asJSON {
-				return cleanJSON(cmd, databaseURL, minAge, dryRun)
+				return cleanJSON(cmd, args, databaseURL, minAge, dryRun)
 			}
 			out := cmd.OutOrStdout()
 			verb := "removed"
@@ -55,6 +64,21 @@ dropped. Nothing else is ever touched. See docs/supervision.md.`,
 			for _, l := range res.Kept {
 				fmt.Fprintf(out, "kept %s: %s\n", l.Path, l.Reason)
 			}
+			outputs, err := findOutputLeftovers(args, minAge)
+			if err != nil {
+				failed = true
+				fmt.Fprintf(cmd.ErrOrStderr(), "interleave: %v\n", err)
+			}
+			removeOutputLeftovers(outputs, dryRun)
+			swept := 0
+			for _, l := range outputs {
+				if l.reason != "" {
+					fmt.Fprintf(out, "kept %s, %s: %s\n", l.path, l.what, l.reason)
+					continue
+				}
+				swept++
+				fmt.Fprintf(out, "%s %s, %s\n", verb, l.path, l.what)
+			}
 			dropped := 0
 			if databaseURL != "" {
 				dropped, err = cleanDatabases(cmd.Context(), out, databaseURL, minAge, dryRun)
@@ -64,6 +88,9 @@ dropped. Nothing else is ever touched. See docs/supervision.md.`,
 				}
 			}
 			fmt.Fprintf(out, "%s %d leftover directories", verb, len(res.Removed))
+			if swept > 0 {
+				fmt.Fprintf(out, ", %d leftover outputs", swept)
+			}
 			if databaseURL != "" {
 				fmt.Fprintf(out, " and %d databases", dropped)
 			}

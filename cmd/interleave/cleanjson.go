@@ -22,7 +22,9 @@ type CleanJSON struct {
 	Errors    []string        `json:"errors,omitempty"`
 }
 
-// CleanDirectory is a leftover directory, removed (or that would be) or kept.
+// CleanDirectory is a leftover directory, removed (or that would be) or
+// kept; or a leftover output (a proxy's partial capture, a bundle's staging
+// directory), whose owner is 0.
 type CleanDirectory struct {
 	Path    string `json:"path"`
 	Owner   int    `json:"owner"`             // the pid that made it
@@ -44,7 +46,7 @@ type CleanDatabase struct {
 }
 
 // cleanJSON is clean with its result as one JSON object.
-func cleanJSON(cmd *cobra.Command, databaseURL string, minAge time.Duration, dryRun bool) error {
+func cleanJSON(cmd *cobra.Command, dirs []string, databaseURL string, minAge time.Duration, dryRun bool) error {
 	res := CleanJSON{SchemaVersion: 1, DryRun: dryRun, Removed: []CleanDirectory{}, Kept: []CleanDirectory{}}
 	sw, err := supervise.Sweep(supervise.SweepOptions{MinAge: minAge, DryRun: dryRun})
 	if err != nil {
@@ -55,6 +57,18 @@ func cleanJSON(cmd *cobra.Command, databaseURL string, minAge time.Duration, dry
 	}
 	for _, l := range sw.Kept {
 		res.Kept = append(res.Kept, CleanDirectory{Path: l.Path, Owner: l.Owner, Reason: l.Reason})
+	}
+	outputs, err := findOutputLeftovers(dirs, minAge)
+	if err != nil {
+		res.Errors = append(res.Errors, err.Error())
+	}
+	removeOutputLeftovers(outputs, dryRun)
+	for _, l := range outputs {
+		if l.reason != "" {
+			res.Kept = append(res.Kept, CleanDirectory{Path: l.path, Reason: l.what + ": " + l.reason})
+		} else {
+			res.Removed = append(res.Removed, CleanDirectory{Path: l.path})
+		}
 	}
 	if databaseURL != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
