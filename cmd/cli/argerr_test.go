@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,13 +96,26 @@ func TestNearest(t *testing.T) {
 }
 
 // --plan errors: the actor that is not one is named, one step is "1
-// step".
+// step", and a file that names an actor's commands out of their order is
+// refused before anything runs.
 func TestPlanErrors(t *testing.T) {
 	sc := engine.Scenario{Name: "s", Actors: []engine.Actor{{Name: "alice"}, {Name: "bob"}}}
+	dir := t.TempDir()
+	outOfOrder := filepath.Join(dir, "plan")
+	if err := os.WriteFile(outOfOrder, []byte("# alice's second first\nalice 2\nbob 1\nalice 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	twice := filepath.Join(dir, "twice")
+	if err := os.WriteFile(twice, []byte("alice 1\nalice 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for list, want := range map[string]string{
 		"alice,carol": `step 2 names "carol", which is not an actor of the scenario (alice, bob)`,
 		"carol":       `"carol" is neither a file nor an actor of the scenario (alice, bob); give the order like alice,bob,alice,bob`,
 		"alice,,bob":  `step 2 of "alice,,bob" names no actor`,
+		",":           `step 1 of "," names no actor`,
+		outOfOrder:    outOfOrder + ": step 1 names alice's command 2 before its command 1: an actor's commands run in their own order",
+		twice:         twice + ": step 2 names alice's command 1 again",
 	} {
 		_, err := readPlan(list, sc)
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -112,8 +126,7 @@ func TestPlanErrors(t *testing.T) {
 		t.Fatalf("--plan bob: %v %v", order, err)
 	}
 	for in, want := range map[string]string{
-		"the order has 1 steps, but actor alice has another command pending at decision 4": "--plan names 1 step, but actor alice has another command pending at decision 4: the order must name every executing command of every actor",
-		"the order has 3 steps, but actor bob has another command pending at decision 7":   "--plan names 3 steps, but actor bob has another command pending at decision 7: the order must name every executing command of every actor",
+		"the order ends after 1 step, but actor alice has another command pending at decision 4: an order must name every executing command of every actor": "--plan ends after 1 step, but actor alice has another command pending at decision 4: an order must name every executing command of every actor",
 		"something else": "something else",
 	} {
 		if got := planMessage(in); got != want {

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,34 +67,20 @@ func readPlan(path string, sc engine.Scenario) ([]search.OrderStep, error) {
 	if len(order) == 0 {
 		return nil, fmt.Errorf("%s names no steps", path)
 	}
+	if err := search.CheckOrder(order, sc.ActorNames()); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return order, nil
 }
 
-// inlinePlan reads "alice,bob,alice,bob".
+// inlinePlan reads "alice,bob,alice,bob" (search.ParseOrder). A single
+// word that is no actor may have been meant as a file: the error says both.
 func inlinePlan(list string, sc engine.Scenario) ([]search.OrderStep, error) {
-	next := map[string]int{}
-	for _, n := range sc.ActorNames() {
-		next[n] = 0
+	actors := sc.ActorNames()
+	if !strings.Contains(list, ",") && !slices.Contains(actors, strings.TrimSpace(list)) {
+		return nil, fmt.Errorf("%q is neither a file nor an actor of the scenario (%s); give the order like %s", oneLine(list), strings.Join(actors, ", "), planExample(sc))
 	}
-	var order []search.OrderStep
-	names := strings.Split(list, ",")
-	for i, name := range names {
-		name = strings.TrimSpace(name)
-		n, ok := next[name]
-		if !ok {
-			actors := strings.Join(sc.ActorNames(), ", ")
-			switch {
-			case len(names) == 1:
-				return nil, fmt.Errorf("%q is neither a file nor an actor of the scenario (%s); give the order like %s", oneLine(name), actors, planExample(sc))
-			case name == "":
-				return nil, fmt.Errorf("step %d of %q names no actor; give the order like %s", i+1, oneLine(list), planExample(sc))
-			}
-			return nil, fmt.Errorf("step %d names %q, which is not an actor of the scenario (%s)", i+1, oneLine(name), actors)
-		}
-		order = append(order, search.OrderStep{Actor: name, Unit: n})
-		next[name] = n + 1
-	}
-	return order, nil
+	return search.ParseOrder(list, actors)
 }
 
 // planExample is an inline order of the scenario's first two actors.
@@ -106,21 +92,11 @@ func planExample(sc engine.Scenario) string {
 	return strings.Join([]string{a[0], a[1], a[0], a[1]}, ",")
 }
 
-// planTooShort is how search reports an order that ends while an actor
-// still has a command pending.
-var planTooShort = regexp.MustCompile(`^the order has (\d+) steps, but actor (.+) has another command pending at decision (\d+)$`)
-
-// planMessage says what an order that ended too soon means for --plan, in
-// the words of the flag: how many steps it named (1 step, 2 steps) and
-// what to add.
+// planMessage says the library's words about "the order" in the words of
+// the flag that gave it.
 func planMessage(msg string) string {
-	m := planTooShort.FindStringSubmatch(msg)
-	if m == nil {
-		return msg
+	if rest, ok := strings.CutPrefix(msg, "the order "); ok {
+		return "--plan " + rest
 	}
-	steps := m[1] + " steps"
-	if m[1] == "1" {
-		steps = "1 step"
-	}
-	return fmt.Sprintf("--plan names %s, but actor %s has another command pending at decision %s: the order must name every executing command of every actor", steps, m[2], m[3])
+	return msg
 }
