@@ -236,7 +236,7 @@ export default defineScenario({ name: 'x', async setup() {}, async invariant() {
 		{"no default export", withModules, "nodefault.mjs", "export const scenario = 1;\n", "has no default export; end it with export default defineScenario("},
 		{"missing package", withModules, "dep.mjs", "import leftPad from 'left-pad';\n" + valid("a() {}, b() {}"), "the package left-pad that " + filepath.Join(withModules, "dep.mjs") + " imports is not installed: run npm install in " + withModules},
 		{"syntax error", withModules, "syntax.mjs", "export default {\n  name: 'x',\n  setup: +\n", "syntax.mjs could not be loaded: " + filepath.Join(withModules, "syntax.mjs") + ":4: SyntaxError: Unexpected end of input"},
-		{"library function", withModules, "lib.mjs", "import { runOnce } from '@pavangupta352/interleave';\nawait runOnce({}, {});\n", "runOnce() is not supported from JavaScript in Interleave for Go; run the scenario file with the interleave CLI instead"},
+		{"library function", withModules, "lib.mjs", "import { runOnce } from '@pavangupta352/interleave';\nawait runOnce({}, {});\n", "runOnce() cannot be called from a scenario that interleave is running; call it from a test file or a script"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

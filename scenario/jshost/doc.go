@@ -5,14 +5,17 @@
 //
 // # Files
 //
-// Three ES modules are embedded (js/): host.mjs, the process's entry point;
+// The ES modules in js/ are embedded: host.mjs, the process's entry point;
 // hooks.mjs, module customization hooks (module.register, Node 20.6+) that
 // resolve the original package name '@pavangupta352/interleave' and this
 // project's '@pginterleave/interleave' (PackageNames) to shim.mjs; and
-// shim.mjs, which exports defineScenario (checked as the original checks it),
-// processActor, and the original's library functions as stubs that say to
-// use the interleave CLI. Start writes them to a private temporary directory
-// that Close removes; the user installs nothing but their own dependencies.
+// shim.mjs with the modules it imports, which is also the npm package's
+// module (scripts/npm-pack): defineScenario (checked as the original checks
+// it), processActor, and the original's library functions, which drive the
+// interleave binary (a scenario object defined in a test file runs in that
+// test process through bridge.mjs). Start writes them to a private
+// temporary directory that Close removes; the user installs nothing but
+// their own dependencies.
 //
 // # Protocol
 //

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-//go:embed js/host.mjs js/hooks.mjs js/shim.mjs
+//go:embed js/*.mjs
 var embedded embed.FS
 
 // files are the host's modules written out for one Host.
@@ -23,10 +23,16 @@ func writeFiles() (*files, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"host.mjs", "hooks.mjs", "shim.mjs"} {
-		data, err := embedded.ReadFile("js/" + name)
+	// Every module: host.mjs, hooks.mjs, shim.mjs and the modules they import.
+	entries, err := embedded.ReadDir("js")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	for _, e := range entries {
+		data, err := embedded.ReadFile("js/" + e.Name())
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), data, 0o600)
+			err = os.WriteFile(filepath.Join(dir, e.Name()), data, 0o600)
 		}
 		if err != nil {
 			os.RemoveAll(dir)

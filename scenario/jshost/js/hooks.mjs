@@ -7,11 +7,13 @@
 // local files the scenario's module graph holds (the fingerprint).
 
 let shimURL = '';
+let ownDir = '';
 let shimNames = new Set();
 let port = null;
 
 export function initialize(data) {
   shimURL = data.shim;
+  ownDir = new URL('.', data.shim).href; // the host's own modules: not the scenario's
   shimNames = new Set(data.names);
   port = data.port;
   // The host asks for a flush once the scenario is loaded: the reply comes
@@ -26,7 +28,7 @@ export async function resolve(specifier, context, nextResolve) {
     return { url: shimURL, shortCircuit: true };
   }
   const resolved = await nextResolve(specifier, context);
-  if (port && typeof resolved.url === 'string' && resolved.url.startsWith('file:')) {
+  if (port && typeof resolved.url === 'string' && resolved.url.startsWith('file:') && !resolved.url.startsWith(ownDir)) {
     port.postMessage({ url: resolved.url });
   }
   return resolved;

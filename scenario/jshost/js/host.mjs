@@ -10,13 +10,13 @@
 // when fd 3 closes: it never outlives the Go process that started it.
 
 import * as nodeModule from 'node:module';
-import { AssertionError } from 'node:assert';
 import net from 'node:net';
 import readline from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { MessageChannel } from 'node:worker_threads';
+import { describeError, invariantResults, isAssertion } from './results.mjs';
 
 const [scenarioPath, shimURL, hooksURL, namesJSON] = process.argv.slice(2);
 const maxValueBytes = 8 << 20;
@@ -26,32 +26,6 @@ const input = new net.Socket({ fd: 3, readable: true, writable: false });
 
 function send(message) {
   output.write(JSON.stringify(message) + '\n');
-}
-
-// describeError turns anything thrown into { name, message, code }.
-function describeError(err) {
-  if (err !== null && typeof err === 'object') {
-    const name = typeof err.name === 'string' ? err.name : 'Error';
-    let message = typeof err.message === 'string' ? err.message : '';
-    if (message === '') message = safeString(err);
-    const out = { name, message };
-    if (typeof err.code === 'string') out.code = err.code;
-    if (typeof err.where === 'string' && err.where !== '') out.where = err.where;
-    return out;
-  }
-  return { name: typeof err, message: safeString(err) };
-}
-
-function safeString(value) {
-  try {
-    return String(value);
-  } catch {
-    return '(a value that cannot be shown)';
-  }
-}
-
-function isAssertion(err) {
-  return err instanceof AssertionError || (err !== null && typeof err === 'object' && err.code === 'ERR_ASSERTION');
 }
 
 class LoadError extends Error {
@@ -84,14 +58,13 @@ async function load() {
 
   const dir = path.dirname(scenarioPath);
   let pg;
+  let pgMissing;
   try {
     pg = nodeModule.createRequire(scenarioPath)('pg');
   } catch (err) {
-    if (err && err.code === 'MODULE_NOT_FOUND') {
-      throw new LoadError('pg-missing',
-        `node-postgres (the npm package pg) is not installed for ${scenarioPath}: run npm install in ${dir} (or npm install pg); Interleave gives setup and the invariant a pg Client`);
-    }
-    throw err;
+    if (!err || err.code !== 'MODULE_NOT_FOUND') throw err;
+    pgMissing = new LoadError('pg-missing',
+      `node-postgres (the npm package pg) is not installed for ${scenarioPath}: run npm install in ${dir} (or npm install pg); Interleave gives setup and the invariant a pg Client`);
   }
   let mod;
   let failure;
@@ -103,6 +76,7 @@ async function load() {
   port1.postMessage({ flush: 1 });
   await flushedNow;
   port1.close();
+  if (pgMissing && (failure || !isBridged(mod.default))) throw pgMissing;
   if (failure) {
     const missing = failure.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '([^']+)'/.exec(String(failure.message));
     if (missing) {
@@ -119,7 +93,14 @@ async function load() {
     throw new LoadError('export', `${scenarioPath} has no default export; end it with export default defineScenario({ name, setup, actors, invariant })`);
   }
   const scenario = defineScenario(mod.default);
-  return { scenario, pg, modules: [...modules] };
+  return { scenario, pg: isBridged(scenario) ? null : pg, modules: [...modules] };
+}
+
+// isBridged: a scenario whose functions run in the test process that
+// called explore() (bridge.mjs), which opens its own connections; setup and
+// the invariant here get no client, and node-postgres need not resolve.
+function isBridged(scenario) {
+  return scenario !== null && typeof scenario === 'object' && scenario[Symbol.for('interleave.bridge')] === true;
 }
 
 // syntaxErrorAt finds where a syntax error is: a dynamic import does not
@@ -170,26 +151,6 @@ function databaseContext(client, db) {
   };
 }
 
-// results is the invariant's view of the actors: an array of
-// { actor, status, value } / { actor, status, reason, error } in actor
-// order, which also answers results[actorId] (except for ids that name an
-// array property, such as length or map).
-function invariantResults(entries) {
-  const list = entries.map((e) => {
-    if (e.status === 'fulfilled') {
-      return 'value' in e ? { actor: e.actor, status: 'fulfilled', value: e.value } : { actor: e.actor, status: 'fulfilled' };
-    }
-    const reason = new Error(e.error.message);
-    reason.name = e.error.name;
-    if (e.error.code) reason.code = e.error.code;
-    return { actor: e.actor, status: 'rejected', reason, error: e.error.message };
-  });
-  for (const r of list) {
-    if (!(r.actor in list)) Object.defineProperty(list, r.actor, { value: r, enumerable: false });
-  }
-  return list;
-}
-
 // aborts holds the AbortController of each running actor by request id;
 // settled holds those of actors that have returned, whose signals fire when
 // their attempt ends (after the invariant, or at the next setup when no
@@ -209,6 +170,10 @@ async function serve(loaded, request) {
     case 'setup': {
       endAttempt();
       dropDirect();
+      if (!pg) {
+        await scenario.setup(databaseContext(null, request.db));
+        return {};
+      }
       direct = await openDirect(pg, request.db);
       await scenario.setup(databaseContext(direct.client, request.db));
       return {};
@@ -226,6 +191,14 @@ async function serve(loaded, request) {
       }
     }
     case 'invariant': {
+      if (!pg) {
+        try {
+          await scenario.invariant({ ...databaseContext(null, request.db), results: invariantResults(request.results) });
+        } finally {
+          endAttempt();
+        }
+        return {};
+      }
       let entry = direct && direct.usable && direct.key === request.db.connectionString ? direct : null;
       direct = null;
       if (!entry) entry = await openDirect(pg, request.db);
@@ -289,6 +262,9 @@ function stray(kind) {
 }
 
 async function main() {
+  // The library functions (explore, ...) refuse to run in here: a scenario
+  // that called them would start the binary that runs it, without end.
+  globalThis[Symbol.for('interleave.host')] = true;
   let loaded;
   try {
     loaded = await load();

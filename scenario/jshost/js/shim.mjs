@@ -1,65 +1,28 @@
-// The module a scenario gets when it imports '@pavangupta352/interleave' (the
-// original JavaScript tool) or '@pginterleave/interleave' under Interleave
-// for Go. It is not the original package: it checks a scenario the way the
-// original's defineScenario does and hands it to the Go engine, which owns
-// the search, the proxies and the artifacts. The original's library
-// functions that run searches from JavaScript throw a clear error instead.
+// The module of '@pginterleave/interleave': defineScenario (checked as the
+// original JavaScript tool checks it), processActor, and the original's
+// library functions (explore, replay, minimize, ...), which drive the
+// interleave binary. The binary's Node host also resolves the original
+// package name '@pavangupta352/interleave' to this module when it runs a
+// scenario file.
 
 import { spawn } from 'node:child_process';
 
-const actorId = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
-const reservedIds = new Set(['__proto__', 'prototype', 'constructor']);
-
-function isPlainObject(value) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-// field returns an own, enumerable data property, or throws naming it.
-function field(object, key, label) {
-  const d = Object.getOwnPropertyDescriptor(object, key);
-  if (!d || !d.enumerable || !('value' in d)) {
-    throw new TypeError(`${label} must be an own enumerable value`);
-  }
-  return d.value;
-}
-
-/** Check a scenario ({ name, setup, actors, invariant }) and return it unchanged. */
-export function defineScenario(scenario) {
-  if (!isPlainObject(scenario)) {
-    throw new TypeError('Scenario must be a plain object: defineScenario({ name, setup, actors, invariant })');
-  }
-  const name = field(scenario, 'name', 'Scenario name');
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 256) {
-    throw new TypeError('Scenario name must contain 1 to 256 characters and cannot be blank');
-  }
-  for (const key of ['setup', 'invariant']) {
-    if (typeof field(scenario, key, `Scenario ${key}`) !== 'function') {
-      throw new TypeError(`Scenario ${key} must be a function`);
-    }
-  }
-  const actors = field(scenario, 'actors', 'Scenario actors');
-  if (!isPlainObject(actors)) {
-    throw new TypeError('Scenario actors must be a plain object mapping actor ids to async functions');
-  }
-  if (Object.getOwnPropertySymbols(actors).length > 0) {
-    throw new TypeError('Scenario actors must use string actor ids');
-  }
-  const ids = Object.getOwnPropertyNames(actors);
-  if (ids.length < 2 || ids.length > 8) {
-    throw new TypeError(`Scenario actors must contain between 2 and 8 actors (found ${ids.length})`);
-  }
-  for (const id of ids) {
-    if (!actorId.test(id) || reservedIds.has(id)) {
-      throw new TypeError(`Scenario actor id ${JSON.stringify(id)} is invalid: ids start with a letter and use letters, digits, '_' and '-' (at most 48)`);
-    }
-    if (typeof field(actors, id, `Scenario actor ${id}`) !== 'function') {
-      throw new TypeError(`Scenario actor ${id} must be a function`);
-    }
-  }
-  return scenario;
-}
+export { defineScenario } from './define.mjs';
+export {
+  explore,
+  runOnce,
+  runScenarioFile,
+  replay,
+  minimize,
+  renderReport,
+  writeReport,
+  exportRegression,
+  verifyRegressionExport,
+  parseRunArtifact,
+  readRunArtifact,
+  writeRunArtifact,
+  InterleaveError,
+} from './api.mjs';
 
 /**
  * An actor that runs an external program (any language) against the actor's
@@ -160,24 +123,3 @@ function runProgram(command, argv, options, output, maxOutput, grace, context) {
   });
 }
 
-function notHere(name) {
-  return function unsupported() {
-    throw new Error(
-      `${name}() is not supported from JavaScript in Interleave for Go; run the scenario file with the interleave CLI instead ` +
-        '(interleave run|replay|minimize|export scenario.mjs; interleave report ARTIFACT)',
-    );
-  };
-}
-
-export const runOnce = notHere('runOnce');
-export const runScenarioFile = notHere('runScenarioFile');
-export const explore = notHere('explore');
-export const replay = notHere('replay');
-export const minimize = notHere('minimize');
-export const renderReport = notHere('renderReport');
-export const writeReport = notHere('writeReport');
-export const exportRegression = notHere('exportRegression');
-export const verifyRegressionExport = notHere('verifyRegressionExport');
-export const parseRunArtifact = notHere('parseRunArtifact');
-export const readRunArtifact = notHere('readRunArtifact');
-export const writeRunArtifact = notHere('writeRunArtifact');
