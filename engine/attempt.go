@@ -117,7 +117,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	}()
 	rank := search.VictimRank(victims, len(sc.Actors))
 	for i := range sc.Actors {
-		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: at.Gate(i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage,
+		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: w.gateFor(at.Gate(i), i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage,
 			OptionsFor: w.withIsolation(w.victimOptions(actx, rank[i], sc.Actors[i].Name))})
 		if err != nil {
 			return res.harness("%v", err)

@@ -136,6 +136,9 @@ type worker struct {
 	// isolation, when set, is every actor session's default isolation
 	// level (explain's runs at stronger levels).
 	isolation string
+	// pids, when set, notes each actor connection's backend pid (a
+	// paused replay shows them).
+	pids *pidBook
 }
 
 func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {

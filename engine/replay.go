@@ -24,6 +24,10 @@ type ReplayOptions struct {
 	Repeat int
 	// Source names the replayed artifact in the new record.
 	Source string
+	// OnPause, when set, is called after step PauseAt with every session
+	// still open; the replay goes on when it returns (pause.go).
+	PauseAt int
+	OnPause func(context.Context, Pause)
 }
 
 // ReplayResult is the outcome of a replay.
@@ -65,6 +69,11 @@ func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Repla
 		return nil, err
 	}
 	res := &ReplayResult{Scenario: sc.Name, Guided: opts.Guided, PairStep: -1}
+	if err := checkPause(rec, opts); err != nil {
+		return nil, err
+	} else if opts.OnPause != nil {
+		o.AttemptTimeout = pauseTimeout
+	}
 	if rec.Scenario.Name != sc.Name {
 		return res.incompatible([]string{fmt.Sprintf("the artifact records scenario %q, not %q", rec.Scenario.Name, sc.Name)}), nil
 	}
@@ -166,6 +175,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		} else {
 			policy = search.NewExactPolicy(rec, sc.ActorNames())
 		}
+		policy = w.pausing(ctx, policy, rec, opts)
 		r = w.run(ctx, sc, policy, victimsOf(rec, sc.ActorNames()))
 		res.Attempts = i + 1
 		mode := "replay"

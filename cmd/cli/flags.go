@@ -33,6 +33,9 @@ type settings struct {
 
 	minAttempts int
 	minTime     time.Duration
+
+	maxReversals int // explain --max-reversals
+	pauseAt      int // replay --pause-at (-1: none)
 }
 
 // A flag is defined once, here: the scenario programs parse it and the
@@ -125,8 +128,9 @@ var minimizeFlags = []flagDef{
 // commandFlags are the flags of each command, in help order.
 var commandFlags = map[string][][]flagDef{
 	"run":      {searchFlags, outputFlags, attemptFlags, serverFlags},
-	"replay":   {replayFlags, outputFlags, attemptFlags, serverFlags},
+	"replay":   {replayFlags, pauseFlags, outputFlags, attemptFlags, serverFlags},
 	"minimize": {minimizeFlags, outputFlags, attemptFlags, serverFlags},
+	"explain":  {explainFlags, outputFlags, attemptFlags, serverFlags},
 }
 
 // flagSet binds the flags of command to s; s's current values are the
@@ -227,7 +231,7 @@ func isBool(f *flag.Flag) bool {
 }
 
 func newSettings(defaults engine.Options) *settings {
-	s := &settings{opts: defaults, progress: true, dockerImage: "postgres:16", repeat: 1, reductionCheck: search.DefaultReductionCheck}
+	s := &settings{opts: defaults, progress: true, dockerImage: "postgres:16", repeat: 1, reductionCheck: search.DefaultReductionCheck, pauseAt: -1}
 	if defaults.Search.ReductionCheck > 0 {
 		s.reductionCheck = defaults.Search.ReductionCheck
 	} else if defaults.Search.ReductionCheck < 0 {

@@ -145,9 +145,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 			fmt.Fprintf(stdout, "%s\t%d actors: %s\n", oneLine(s.Name), len(s.Actors), strings.Join(s.ActorNames(), ", "))
 		}
 		return engine.ExitPass, nil
-	case "run", "replay", "minimize":
+	case "run", "replay", "minimize", "explain":
 	default:
-		return 0, usageError("unknown command %q; the commands are run, replay, minimize and list", command)
+		return 0, usageError("unknown command %q; the commands are run, replay, minimize, explain and list", command)
 	}
 	s := newSettings(p.Defaults)
 	fs := flagSet(command, s)
@@ -194,7 +194,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, p Pr
 	}
 }
 
-var positional = map[string]string{"run": "[flags]", "replay": "ARTIFACT [flags]", "minimize": "ARTIFACT [flags]"}
+var positional = map[string]string{"run": "[flags]", "replay": "ARTIFACT [flags]", "minimize": "ARTIFACT [flags]", "explain": "ARTIFACT [flags]"}
 
 // withUsage adds the usage line to a usage error.
 func withUsage(err error, usage string) error {
@@ -211,6 +211,7 @@ Commands:
   run                 search the orders of the scenario's commands for one that breaks its invariant
   replay ARTIFACT     replay a recorded failure in its recorded order (exact, or --guided against changed code)
   minimize ARTIFACT   remove choices from a failing schedule while the same failure still happens
+  explain ARTIFACT    name the anomaly, find the critical pair and the isolation level that stops it
   list                list the scenarios
 
 Run COMMAND --help for its flags. Exit codes: 0 pass, 1 violation, 2 usage/actor/harness
@@ -337,8 +338,11 @@ func artifactCommand(ctx context.Context, command, path string, stdout io.Writer
 	if sc == nil {
 		return 0, &exitError{engine.ExitIncompatible, fmt.Errorf("%s records scenario %q, which this program does not define (a repaired scenario must keep its Name)", path, rec.Scenario.Name)}
 	}
+	if command == "explain" {
+		return explainArtifact(ctx, *sc, rec, stdout, s)
+	}
 	if command == "replay" {
-		res, err := engine.Replay(ctx, *sc, rec, engine.ReplayOptions{Options: s.opts, Guided: s.guided, Repeat: s.repeat, Source: path})
+		res, err := engine.Replay(ctx, *sc, rec, engine.ReplayOptions{Options: s.opts, Guided: s.guided, Repeat: s.repeat, Source: path, PauseAt: s.pauseAt, OnPause: pauseHook(stdout, s)})
 		if res != nil {
 			if s.json {
 				writeJSON(stdout, replayJSON(res))
