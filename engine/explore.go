@@ -188,7 +188,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			// A budget stop says too what was run and not judged.
 			res.Message += "; " + u
 		}
-	case sum.Inconclusive > 0 || sum.Diverged > 0:
+	case sum.Inconclusive > 0 || sum.Diverged > 0 || sum.VictimSequences > 0:
 		res.Outcome = OutcomeInconclusive
 		res.Message = unjudged(sum)
 	case sum.Check.NewBehaviours > 0:
@@ -313,6 +313,9 @@ func unjudged(sum *search.Summary) string {
 			p += " (the first: " + sum.FirstDivergence + ")"
 		}
 		parts = append(parts, p)
+	}
+	if sum.VictimSequences > 0 {
+		parts = append(parts, fmt.Sprintf("%d choices of a deadlock victim could not be explored: an attempt deadlocked more than once, and one victim order per attempt cannot change a later victim and keep an earlier one (the first: %s)", sum.VictimSequences, sum.FirstVictimSequence))
 	}
 	return strings.Join(parts, "; ")
 }

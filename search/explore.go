@@ -426,15 +426,37 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 	if len(rep.Deadlocks) > 0 {
 		e.victimPlans[n.plan.Key()] = true
 	}
-	for _, d := range rep.Deadlocks {
+	for i, d := range rep.Deadlocks {
 		var before []Choice
 		for _, c := range n.plan.Choices {
 			if c.Step <= d.Step {
 				before = append(before, c)
 			}
 		}
+		// The deadlocks before this one keep their victims: the plan's
+		// choices after them were made in their aftermath.
+		var keep []Deadlock
+		for j, k := range rep.Deadlocks {
+			if j != i && (k.Step < d.Step || (k.Step == d.Step && j < i)) {
+				keep = append(keep, k)
+			}
+		}
 		for _, a := range d.Actors[1:] {
-			p := Plan{Choices: before, Victims: withVictimFirst(n.plan.Victims, a, rep.Actors)}
+			victims, ok := victimOrderKeeping(n.plan.Victims, rep.Actors, keep, d, a)
+			if !ok {
+				// One rank per actor cannot abort a here and keep an
+				// earlier victim: that sequence of victims is not
+				// explored, and the search must not call itself complete.
+				// (Moving a first would change the earlier victims too,
+				// which the earlier deadlocks' own alternatives explore,
+				// and the plan's later choices would not apply.)
+				e.sum.VictimSequences++
+				if e.sum.FirstVictimSequence == "" {
+					e.sum.FirstVictimSequence = fmt.Sprintf("actor %d as the victim of the deadlock at step %d, after %d earlier deadlocks of the same attempt kept their victims", a, d.Step, len(keep))
+				}
+				continue
+			}
+			p := Plan{Choices: before, Victims: victims}
 			key := p.Key()
 			if e.victimPlans[key] {
 				continue

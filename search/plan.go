@@ -136,6 +136,65 @@ func VictimRank(victims []int, actors int) []int {
 	return rank
 }
 
+// victimOrderKeeping is a victim order in which actor a is the victim of
+// deadlock d and each deadlock of keep keeps its victim (Actors[0]): a
+// victim comes before every other participant of its deadlock. Among the
+// orders that do, it moves a as early as it can and keeps the rest of
+// victims' order. ok is false when no order does: one rank per actor cannot
+// abort a here and keep an earlier deadlock's victim (two deadlocks of the
+// same actors with different victims).
+func victimOrderKeeping(victims []int, actors int, keep []Deadlock, d Deadlock, a int) (order []int, ok bool) {
+	rank := VictimRank(victims, actors)
+	before := make([][]bool, actors) // before[x][y]: x must rank below y
+	for i := range before {
+		before[i] = make([]bool, actors)
+	}
+	in := make([]int, actors)
+	edge := func(x, y int) {
+		if x < 0 || y < 0 || x >= actors || y >= actors || x == y || before[x][y] {
+			return
+		}
+		before[x][y] = true
+		in[y]++
+	}
+	for _, k := range keep {
+		for _, o := range k.Actors[1:] {
+			edge(k.Actors[0], o)
+		}
+	}
+	for _, o := range d.Actors {
+		edge(a, o)
+	}
+	done := make([]bool, actors)
+	for len(order) < actors {
+		next := -1
+		for x := 0; x < actors; x++ {
+			if done[x] || in[x] > 0 {
+				continue
+			}
+			if next < 0 || x == a || (next != a && rank[x] < rank[next]) {
+				next = x
+			}
+		}
+		if next < 0 {
+			return nil, false // a cycle of constraints
+		}
+		done[next] = true
+		order = append(order, next)
+		for y := 0; y < actors; y++ {
+			if before[next][y] {
+				in[y]--
+			}
+		}
+	}
+	for i, x := range order {
+		if x != i {
+			return order, true
+		}
+	}
+	return nil, true // the default order
+}
+
 // withVictimFirst moves actor a to the front of a victim order.
 func withVictimFirst(victims []int, a, actors int) []int {
 	rank := VictimRank(victims, actors)

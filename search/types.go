@@ -155,6 +155,12 @@ type Summary struct {
 	CheckFailed bool
 	// VictimChoices is how many alternatives chose another deadlock victim.
 	VictimChoices int
+	// VictimSequences counts victim choices no plan can express: an
+	// attempt deadlocked more than once, and one victim order per attempt
+	// cannot choose another victim for a later deadlock while keeping an
+	// earlier one's. A search with any is not complete.
+	VictimSequences     int
+	FirstVictimSequence string
 	MaxDepth      int // deepest plan attempted
 	StopReason    string
 	StopErr       error

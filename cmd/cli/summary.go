@@ -31,11 +31,14 @@ type SummaryFile struct {
 	Violations    int    `json:"violations"`
 	Inconclusive  int    `json:"inconclusive"`
 	Diverged      int    `json:"diverged"`
-	Pending       int    `json:"pending"`
-	PrunedByDepth int    `json:"prunedByDepth"`
-	PrunedByBytes int    `json:"prunedByBytes"`
-	MaxDepth      int    `json:"maxDepth"`
-	StopReason    string `json:"stopReason"`
+	// VictimSequences counts deadlock victim choices the search could not
+	// explore (search.Summary.VictimSequences).
+	VictimSequences int    `json:"victimSequences,omitempty"`
+	Pending         int    `json:"pending"`
+	PrunedByDepth   int    `json:"prunedByDepth"`
+	PrunedByBytes   int    `json:"prunedByBytes"`
+	MaxDepth        int    `json:"maxDepth"`
+	StopReason      string `json:"stopReason"`
 	// StopError is the harness error that stopped the search, when one did.
 	StopError     string `json:"stopError,omitempty"`
 	Exhausted     bool   `json:"exhausted"`
@@ -89,6 +92,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 	}
 	f.Strategy, f.Seed, f.Shard, f.Shards = s.Strategy.String(), r.Seed, r.Shard, r.Shards
 	f.Attempted, f.Completed, f.Violations, f.Inconclusive, f.Diverged = s.Attempted, s.Completed, s.Failures, s.Inconclusive, s.Diverged
+	f.VictimSequences = s.VictimSequences
 	f.Pending, f.PrunedByDepth, f.PrunedByBytes, f.MaxDepth = s.Pending, s.PrunedByDepth, s.PrunedByBytes, s.MaxDepth
 	f.StopReason, f.Exhausted, f.ElapsedMillis = s.StopReason, s.Exhausted(), s.Elapsed.Milliseconds()
 	if s.StopErr != nil {
@@ -171,6 +175,7 @@ func MergeSummaries(paths []string) (*Merged, error) {
 		t.Violations += f.Violations
 		t.Inconclusive += f.Inconclusive
 		t.Diverged += f.Diverged
+		t.VictimSequences += f.VictimSequences
 		t.Pending += f.Pending
 		t.PrunedByDepth += f.PrunedByDepth
 		t.PrunedByBytes += f.PrunedByBytes
@@ -207,7 +212,7 @@ func MergeSummaries(paths []string) (*Merged, error) {
 		m.Artifact = t.FirstFailure.Artifact
 	case worst == engine.ExitError:
 		t.Outcome, t.ExitCode, t.Message = string(engine.OutcomeHarnessError), engine.ExitError, "a shard stopped with an error"
-	case len(m.Missing) > 0 || !t.Exhausted || t.Inconclusive > 0 || t.Diverged > 0:
+	case len(m.Missing) > 0 || !t.Exhausted || t.Inconclusive > 0 || t.Diverged > 0 || t.VictimSequences > 0:
 		t.Outcome, t.ExitCode = string(engine.OutcomeInconclusive), engine.ExitInconclusive
 		t.Message = "not every order was explored"
 		if len(m.Missing) > 0 {
