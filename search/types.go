@@ -161,10 +161,10 @@ type Summary struct {
 	// earlier one's. A search with any is not complete.
 	VictimSequences     int
 	FirstVictimSequence string
-	MaxDepth      int // deepest plan attempted
-	StopReason    string
-	StopErr       error
-	FirstFailure  int // dispatch sequence of the earliest failing attempt, -1 when none
+	MaxDepth            int // deepest plan attempted
+	StopReason          string
+	StopErr             error
+	FirstFailure        int // dispatch sequence of the earliest failing attempt, -1 when none
 	// FirstFailurePath locates that attempt in the exploration tree (child
 	// indices from the first schedule): comparable across shards.
 	FirstFailurePath []int32
