@@ -51,9 +51,11 @@ type Options struct {
 	Kind Kind
 	Dir  string
 	// Go only. Require is the version of github.com/pginterleave/interleave
-	// the go.mod requires (default UnpublishedVersion); Replace, when set,
-	// is the directory of a checkout of it, written as a replace directive;
-	// Published says Require is a release a module proxy serves.
+	// the go.mod requires: with Replace, default UnpublishedVersion;
+	// without, empty means no require line (go mod tidy then adds the
+	// latest release). Replace, when set, is the directory of a checkout of
+	// it, written as a replace directive; Published says Require is a
+	// release a module proxy serves.
 	Require   string
 	Replace   string
 	Published bool
@@ -87,7 +89,7 @@ func Make(o Options) (*Plan, error) {
 	}
 	pkg := packageName(filepath.Base(abs))
 	d := data{Name: ScenarioName, Package: pkg, ModulePath: pkg, GoVersion: GoVersion, Require: o.Require, Replace: o.Replace, Published: o.Published}
-	if d.Require == "" {
+	if d.Require == "" && d.Replace != "" {
 		d.Require = UnpublishedVersion
 	}
 	var names []string
@@ -95,7 +97,7 @@ func Make(o Options) (*Plan, error) {
 	case Go, "":
 		o.Kind = Go
 		names = []string{"main.go", "go.mod", "README.md"}
-		if root := enclosingModule(abs); root != "" {
+		if root := EnclosingModule(abs); root != "" {
 			d.ModuleRoot, d.InModule = root, true
 			names = []string{"main.go", "README.md"}
 		}
@@ -176,9 +178,9 @@ func packageName(base string) string {
 	return s
 }
 
-// enclosingModule is the directory of the nearest go.mod at or above dir,
+// EnclosingModule is the directory of the nearest go.mod at or above dir,
 // or "".
-func enclosingModule(dir string) string {
+func EnclosingModule(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && st.Mode().IsRegular() {
 			return d

@@ -9,7 +9,8 @@ import (
 )
 
 // Every kind renders, the Go program is gofmt'ed, and the go.mod carries
-// the replace directive only when asked.
+// the replace directive only when asked, a release when given one, and
+// otherwise no version (go mod tidy adds the latest).
 func TestMake(t *testing.T) {
 	tmp := t.TempDir()
 	for _, c := range []struct {
@@ -18,6 +19,7 @@ func TestMake(t *testing.T) {
 	}{
 		{Options{Kind: Go, Dir: filepath.Join(tmp, "My Likes!")}, []string{"main.go", "go.mod", "README.md"}},
 		{Options{Kind: Go, Dir: filepath.Join(tmp, "r"), Replace: "/src/interleave"}, []string{"main.go", "go.mod", "README.md"}},
+		{Options{Kind: Go, Dir: filepath.Join(tmp, "my-likes"), Require: "v0.3.0", Published: true}, []string{"main.go", "go.mod", "README.md"}},
 		{Options{Kind: JavaScript, Dir: filepath.Join(tmp, "j")}, []string{"scenario.mjs", "package.json", "README.md"}},
 		{Options{Kind: YAML, Dir: filepath.Join(tmp, "y")}, []string{"scenario.yaml", "README.md"}},
 	} {
@@ -38,8 +40,12 @@ func TestMake(t *testing.T) {
 				if !strings.HasPrefix(s, "module my-likes\n") && c.o.Replace == "" {
 					t.Fatalf("go.mod's module path:\n%s", s)
 				}
-				if strings.Contains(s, "replace ") != (c.o.Replace != "") || !strings.Contains(s, "require github.com/pginterleave/interleave "+UnpublishedVersion) {
-					t.Fatalf("go.mod for replace %q:\n%s", c.o.Replace, s)
+				// A replace requires the unpublished version; without one,
+				// go.mod names the release it is given or no version at all.
+				want := map[bool]string{true: "require github.com/pginterleave/interleave " + UnpublishedVersion, false: "require github.com/pginterleave/interleave " + c.o.Require}[c.o.Replace != ""]
+				if strings.Contains(s, "replace ") != (c.o.Replace != "") || (c.o.Replace != "" || c.o.Require != "") != strings.Contains(s, want) ||
+					c.o.Replace == "" && c.o.Require == "" && strings.Contains(s, "require") {
+					t.Fatalf("go.mod for replace %q, require %q:\n%s", c.o.Replace, c.o.Require, s)
 				}
 			}
 		}

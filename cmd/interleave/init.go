@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -54,11 +55,14 @@ network and installs nothing.
   --yaml     scenario.yaml (psql command actors, SQL setup and invariant) and
              README.md.
 
-Interleave's Go module is not published on a module proxy yet: the go.mod
-points github.com/pginterleave/interleave at a checkout with a replace
-directive. The checkout is --module-path, or the source this interleave
-binary was built from when that is still on this machine; otherwise README.md
-says how to add the replace line (go mod edit -replace).`,
+How the Go scaffold reaches Interleave's module: an interleave installed
+with go install ...@VERSION (or a release build) requires that VERSION; an
+interleave built from a checkout points a new module at that checkout with
+a replace directive, since there is no release to require (--module-path
+names another checkout); otherwise no version is named and go mod tidy adds
+the latest release from the module proxy. Inside an existing Go module the
+scenario is a package of it: init adds the release to that module's go.mod
+(go mod edit -require) and never a replace it was not asked for.`,
 		Example: `  interleave init likes && cd likes && go mod tidy && interleave run .
   interleave init --js likes-js && cd likes-js && npm install && interleave run scenario.mjs
   interleave init --yaml likes-yaml && interleave run likes-yaml/scenario.yaml
@@ -100,7 +104,17 @@ says how to add the replace line (go mod edit -replace).`,
 			if o.Kind == scaffold.Go {
 				res.Require, res.Replace, res.ModuleRoot = o.Require, o.Replace, plan.ModuleRoot
 				if plan.ModuleRoot != "" {
-					res.Notes = []string{dir + " is a package of the module in " + plan.ModuleRoot + ": no go.mod was written"}
+					inModule := dir + " is a package of the module in " + plan.ModuleRoot + ": no go.mod was written"
+					if o.Published {
+						added, err := requireInModule(plan.ModuleRoot, o.Require)
+						if err != nil {
+							return err
+						}
+						if added {
+							inModule += "; its go.mod now requires " + modulePath + " " + o.Require
+						}
+					}
+					res.Notes = append([]string{inModule}, res.Notes...)
 				}
 			}
 			res.Next = nextSteps(o, dir, plan.ModuleRoot)
@@ -126,10 +140,13 @@ var defaultInitDir = map[scaffold.Kind]string{
 	scaffold.YAML:       "interleave-scenario-yaml",
 }
 
-// goDependency decides how the scaffold's go.mod reaches Interleave's
-// module: a replace to --module-path or to the checkout this binary was
-// built from, else the release this binary is, else nothing (the README
-// says how).
+// goDependency decides how the scaffold reaches Interleave's module:
+// a replace to --module-path when asked; else the release this binary is,
+// required by version; else, for a new module outside any other, a replace
+// to the checkout this binary was built from when it is still here (there
+// is no release to require); else no version at all, for go mod tidy to
+// add the latest release. A package of an existing module never gets a
+// replace it did not ask for.
 func goDependency(o scaffold.Options, flagPath string) (scaffold.Options, []string, error) {
 	if flagPath != "" {
 		abs, err := filepath.Abs(flagPath)
@@ -142,19 +159,53 @@ func goDependency(o scaffold.Options, flagPath string) (scaffold.Options, []stri
 		o.Replace = abs
 		return o, nil, nil
 	}
+	if v := moduleRelease(); v != "" {
+		o.Require, o.Published = v, true
+		return o, nil, nil
+	}
+	if scaffold.EnclosingModule(mustAbs(o.Dir)) != "" {
+		return o, []string{"this interleave is not a release, so init names no version: go mod tidy adds Interleave's latest release from the module proxy (--module-path CHECKOUT builds against a checkout instead)"}, nil
+	}
 	if dir := builtFromCheckout(); dir != "" {
 		o.Replace = dir
 		return o, []string{"go.mod points at the checkout this interleave binary was built from, " + dir + "; pass --module-path to use another"}, nil
 	}
+	return o, nil, nil
+}
+
+// moduleRelease is the release of Interleave's module this binary is:
+// its module version when it was installed with go install ...@vX.Y.Z
+// (not the "(devel)" of a build from a checkout, nor a pseudo-version,
+// which names a commit a proxy may never have seen), else the version a
+// release build was given (releaseVersion), else "".
+func moduleRelease() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		// A release, not the pseudo-version Go stamps on a build from a
-		// local checkout (it names a commit a proxy may never have seen).
 		if v := bi.Main.Version; strings.HasPrefix(v, "v") && !strings.Contains(v, "+") && !pseudoVersion.MatchString(v) {
-			o.Require, o.Published = v, true
-			return o, nil, nil
+			return v
 		}
 	}
-	return o, []string{"Interleave's module is not published and the checkout this binary was built from is not on this machine: add a replace line before go mod tidy (see README.md), or run init again with --module-path CHECKOUT"}, nil
+	if v := "v" + strings.TrimPrefix(releaseVersion, "v"); releaseVersion != "" && semverRelease.MatchString(v) {
+		return v
+	}
+	return ""
+}
+
+var semverRelease = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
+
+// requireInModule adds Interleave's release to the go.mod in root, with
+// the go command (go mod edit writes go.mod as the go command does), unless
+// that module already names Interleave or is Interleave. It reports
+// whether go.mod was changed.
+func requireInModule(root, version string) (bool, error) {
+	if moduleRequires(root) || isInterleaveCheckout(root) {
+		return false, nil
+	}
+	cmd := exec.Command("go", "mod", "edit", "-require="+modulePath+"@"+version)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return false, fmt.Errorf("add %s@%s to %s: %v: %s; add the line `require %s %s` to it yourself, or install Go", modulePath, version, filepath.Join(root, "go.mod"), err, strings.TrimSpace(string(out)), modulePath, version)
+	}
+	return true, nil
 }
 
 var pseudoVersion = regexp.MustCompile(`[.-][0-9]{14}-[0-9a-f]{12}$`)
@@ -214,20 +265,12 @@ func nextSteps(o scaffold.Options, dir, moduleRoot string) []string {
 			rel = dir
 		}
 		steps = append(steps, "cd "+shellQuote(moduleRoot))
-		if !moduleRequires(moduleRoot) {
-			if o.Replace != "" {
-				steps = append(steps, "go mod edit -require="+modulePath+"@"+o.Require+" -replace="+modulePath+"="+shellQuote(o.Replace))
-			} else if !o.Published {
-				steps = append(steps, "go mod edit -require="+modulePath+"@"+o.Require+" -replace="+modulePath+"=/path/to/interleave")
-			}
-			steps = append(steps, "go mod tidy")
+		if o.Replace != "" && !moduleRequires(moduleRoot) {
+			steps = append(steps, "go mod edit -require="+modulePath+"@"+o.Require+" -replace="+modulePath+"="+shellQuote(o.Replace))
 		}
-		return append(steps, "interleave run ./"+filepath.ToSlash(rel)+" --out failure.json")
+		return append(steps, "go mod tidy", "interleave run ./"+filepath.ToSlash(rel)+" --out failure.json")
 	}
 	steps = append(steps, "cd "+shellQuote(dir))
-	if o.Replace == "" && !o.Published {
-		steps = append(steps, "go mod edit -replace "+modulePath+"=/path/to/interleave")
-	}
 	return append(steps, "go mod tidy", "interleave run . --out failure.json")
 }
 

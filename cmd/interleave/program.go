@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -197,7 +198,11 @@ func buildProgram(dir string, sigs <-chan os.Signal) (string, func(), error) {
 	bin := filepath.Join(tmp, "scenario")
 	abs, _ := filepath.Abs(dir)
 	cmd := exec.Command("go", "build", "-C", abs, "-o", bin, ".")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	// The go command's output is held back until it ends: a module that
+	// lacks go.sum entries gets one line that says what to run instead of
+	// the go command's list of them.
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	removeWork, err := supervise.GoWork(cmd) // a killed build leaves no go-build* behind
 	if err != nil {
 		cleanup()
@@ -223,11 +228,40 @@ func buildProgram(dir string, sigs <-chan os.Signal) (string, func(), error) {
 		cleanup()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if msg := untidyModule(out.String(), abs); msg != "" {
+				return "", nil, errors.New(msg)
+			}
+			os.Stderr.Write(out.Bytes())
 			return "", nil, fmt.Errorf("building the scenario program in %s failed (see the compiler output above)", dir)
 		}
+		os.Stderr.Write(out.Bytes())
 		return "", nil, fmt.Errorf("run the go command to build %s: %w; is Go installed and on PATH?", dir, err)
 	}
 	return bin, cleanup, nil
+}
+
+// untidyModule is the advice for a build that failed because the module's
+// go.mod or go.sum is not complete (the go command then lists every
+// missing entry and a `go get` for each), or "" for any other failure.
+func untidyModule(output, dir string) string {
+	switch {
+	case strings.Contains(output, "missing go.sum entry"):
+	case strings.Contains(output, "updates to go.mod needed"):
+	case strings.Contains(output, "no required module provides package"):
+	default:
+		return ""
+	}
+	root := dir
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			root = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return fmt.Sprintf("the scenario program in %s cannot be built yet: its module's go.mod or go.sum lacks entries for the modules it imports; run `go mod tidy` in %s (it downloads them), then run this again", dir, root)
 }
 
 // pendingSignal is a signal already received on sigs, or nil.
