@@ -1,0 +1,43 @@
+package gostudies
+
+import (
+	"github.com/pginterleave/interleave"
+)
+
+// Study is one published race: the same scenario run the unsafe way (Racy)
+// and the safe way (Fixed).
+type Study struct {
+	// Name is short and unique ("goose-up"); each variant's scenario is
+	// named Name+"-racy" or Name+"-fixed".
+	Name string
+	// Module is the library's module path and version(s) as go.mod pins
+	// them.
+	Module string
+	// Upstream are the issues and pull requests the race was reported or
+	// fixed in, each with what it says.
+	Upstream []string
+	Racy     Variant
+	Fixed    Variant
+	// Options are the run options every measurement of this study uses
+	// (database/sql pools need the multi-producer connection profile).
+	Options interleave.Options
+}
+
+// Variant is one way of calling the library.
+type Variant struct {
+	Label    string // "goose.Up (package functions)"
+	Scenario interleave.Scenario
+}
+
+// Variants are the study's two variants, racy first.
+func (s *Study) Variants() []Variant { return []Variant{s.Racy, s.Fixed} }
+
+// PoolOptions are the options of a study whose actors use database/sql:
+// its pool may open a second connection while the first is idle, and the
+// Provider of goose holds one for the lock while it runs migrations on
+// another.
+func PoolOptions() interleave.Options {
+	var o interleave.Options
+	o.Proxy.Connections = interleave.MultiProducer
+	return o
+}
