@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
-	"strings"
 )
 
 // The marker lists every file of the tree with the size and sha256 it had
@@ -114,7 +114,8 @@ func verifyTree(dir string, m marker, hash bool) error {
 		if info.Size() != f.Size {
 			return fmt.Errorf("%w: %s has %d bytes, the package's has %d", errTampered, rel, info.Size(), f.Size)
 		}
-		if f.Exec && info.Mode()&0o111 == 0 && !strings.HasSuffix(rel, ".exe") {
+		// Windows has no execute bits to lose.
+		if f.Exec && info.Mode()&0o111 == 0 && runtime.GOOS != "windows" {
 			return fmt.Errorf("%w: %s is no longer executable", errTampered, rel)
 		}
 		if hash {
