@@ -176,6 +176,11 @@ func TestInstallRefusesACacheDirectoryOthersControl(t *testing.T) {
 		{"writable by all, sticky", false, func(t *testing.T, cache string) {
 			os.Chmod(cache, 0o777|os.ModeSticky)
 		}, "is writable by other users"},
+		{"below a directory another user owns", true, func(t *testing.T, cache string) {
+			if err := os.Chown(filepath.Dir(cache), nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}, "/shared belongs to uid 65534"},
 		{"below a directory writable by all, not sticky", false, func(t *testing.T, cache string) {
 			os.Chmod(filepath.Dir(cache), 0o777)
 		}, "writable by all users without the sticky bit"},
