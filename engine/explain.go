@@ -377,6 +377,9 @@ func retryable(err error) bool {
 	if errors.As(err, &pe) {
 		return pe.Code == "40001" || pe.Code == "40P01"
 	}
+	// A command actor (psql, a script) reports PostgreSQL's message, not
+	// always its code.
 	s := err.Error()
-	return strings.Contains(s, "40001") || strings.Contains(s, "40P01")
+	return strings.Contains(s, "40001") || strings.Contains(s, "40P01") ||
+		strings.Contains(s, "could not serialize access") || strings.Contains(s, "deadlock detected")
 }

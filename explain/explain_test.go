@@ -127,7 +127,8 @@ func TestVerdict(t *testing.T) {
 	}{
 		{LevelRun{Level: "repeatable read", Held: true, Errors: e}, LevelRun{Level: "serializable", Held: true, Errors: e}, FixRepeatableRead},
 		{LevelRun{Level: "repeatable read"}, LevelRun{Level: "serializable", Held: true, Errors: e}, FixSerializable},
-		{LevelRun{Level: "repeatable read"}, LevelRun{Level: "serializable"}, FixLocking},
+		{LevelRun{Level: "repeatable read", Outcome: "violation"}, LevelRun{Level: "serializable", Outcome: "violation"}, FixLocking},
+		{LevelRun{Level: "repeatable read", Outcome: "violation"}, LevelRun{Level: "serializable", Outcome: "actor-error", Errors: e}, FixUnknown},
 	} {
 		if got := Verdict([]LevelRun{c.rr, c.ser}, nil); got.Class != c.want {
 			t.Errorf("%+v %+v: %s, want %s", c.rr, c.ser, got.Class, c.want)

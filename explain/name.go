@@ -158,6 +158,11 @@ func Verdict(levels []LevelRun, cycle []Edge) *Fix {
 	case prevented(ser):
 		return &Fix{Class: FixSerializable, Advice: fmt.Sprintf("SERIALIZABLE prevents this if the code retries on %s (%s)", ser.Errors[0].SQLState, failedBy(ser))}
 	}
+	for _, l := range []*LevelRun{rr, ser} {
+		if l.Outcome != "violation" {
+			return &Fix{Class: FixUnknown, Advice: fmt.Sprintf("no verdict: the run at %s ended %s, not with the invariant judged (%s)", strings.ToUpper(l.Level), l.Outcome, l.Message)}
+		}
+	}
 	return &Fix{Class: FixLocking, Advice: "a stronger isolation level does not prevent this: lock the row (FOR UPDATE), add a constraint, or widen the transaction"}
 }
 

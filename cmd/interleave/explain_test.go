@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lostUpdateFiles is a scenario file whose actors are psql scripts that
+// read a balance and write it back in one READ COMMITTED transaction.
+var lostUpdateFiles = map[string]string{
+	"lost.yaml": `name: lost-update
+setup:
+  sql: |
+    CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL);
+    INSERT INTO accounts VALUES (1, 100);
+actors:
+  - name: alice
+    command: [psql, -X, -q, -v, ON_ERROR_STOP=1, -f, withdraw.sql]
+  - name: bob
+    command: [psql, -X, -q, -v, ON_ERROR_STOP=1, -f, withdraw.sql]
+invariant:
+  sql:
+    - query: SELECT balance FROM accounts WHERE id = 1
+      expect: [["80"]]
+      message: two withdrawals of 10 from 100 must leave 80
+`,
+	"withdraw.sql": `BEGIN;
+SELECT balance - 10 AS next FROM accounts WHERE id = 1 \gset
+UPDATE accounts SET balance = :next WHERE id = 1;
+COMMIT;
+`,
+}
+
+type explainJSON struct {
+	Anomaly struct{ Name, Adya string }
+	Cycle   []struct{ Kind string }
+	Pair    struct {
+		Found                   bool
+		FirstActor, SecondActor string
+		FirstSQL                string `json:"firstSql"`
+		SecondSQL               string `json:"secondSql"`
+	} `json:"criticalPair"`
+	Fix struct{ Class, Advice string }
+}
+
+// TestExplainLostUpdate records a lost update made by two psql scripts,
+// explains it (text, --json against its schema, the artifact alone),
+// minimizes it and explains the result: the same anomaly and critical
+// pair.
+func TestExplainLostUpdate(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Fatalf("this test's actors are psql scripts and psql is not on PATH (%v): install postgresql-client", err)
+	}
+	bin := interleaveBinary(t)
+	dir := t.TempDir()
+	for name, text := range lostUpdateFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := runIn(t, dir, nil, bin, "run", "lost.yaml", "--out", "f.json"); r.code != 1 {
+		t.Fatalf("run: want exit 1: %s", r)
+	}
+	r := runIn(t, dir, nil, bin, "explain", "lost.yaml", "f.json", "--json")
+	if r.code != 0 {
+		t.Fatalf("explain --json: %s", r)
+	}
+	validate(t, "explain", r.stdout, "explain --json")
+	var x explainJSON
+	if err := json.Unmarshal([]byte(r.stdout), &x); err != nil {
+		t.Fatal(err)
+	}
+	if x.Anomaly.Name != "lost update" || x.Anomaly.Adya != "G-single" || len(x.Cycle) != 2 || !x.Pair.Found || x.Fix.Class != "repeatable-read" {
+		t.Fatalf("explain --json: %+v\n%s", x, r.stdout)
+	}
+	if !strings.HasPrefix(x.Pair.FirstSQL, "SELECT balance") || x.Pair.SecondSQL != "COMMIT;" || x.Pair.FirstActor == x.Pair.SecondActor {
+		t.Fatalf("critical pair %+v: want one actor's read before the other's COMMIT", x.Pair)
+	}
+
+	// The artifact alone: the program it names, relative to here.
+	r = runIn(t, dir, nil, bin, "explain", "f.json")
+	for _, want := range []string{"Anomaly: lost update (Adya G-single).", "Critical pair: step", "REPEATABLE READ prevents this if the code retries on 40001"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("explain f.json: want %q: %s", want, r)
+		}
+	}
+
+	// Minimize keeps the critical pair.
+	if r := runIn(t, dir, nil, bin, "minimize", "lost.yaml", "f.json", "--out", "m.json"); r.code != 1 {
+		t.Fatalf("minimize: %s", r)
+	}
+	r = runIn(t, dir, nil, bin, "explain", "lost.yaml", "m.json", "--json")
+	var m explainJSON
+	if err := json.Unmarshal([]byte(r.stdout), &m); r.code != 0 || err != nil {
+		t.Fatalf("explain m.json: %v %s", err, r)
+	}
+	if m.Anomaly != x.Anomaly || m.Pair != x.Pair || m.Fix.Class != x.Fix.Class {
+		t.Fatalf("the minimized order explains differently:\n%+v\nwas\n%+v", m, x)
+	}
+}
+
+// TestReplayPauseAt pauses a replay after step 4, looks at the sessions
+// with the psql command it prints (both transactions are open), and lets
+// it go on with Enter: the recorded failure then happens.
+func TestReplayPauseAt(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Fatalf("this test's actors are psql scripts and psql is not on PATH (%v): install postgresql-client", err)
+	}
+	bin := interleaveBinary(t)
+	dir := t.TempDir()
+	for name, text := range lostUpdateFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := runIn(t, dir, nil, bin, "run", "lost.yaml", "--out", "f.json"); r.code != 1 {
+		t.Fatalf("run: want exit 1: %s", r)
+	}
+	cmd := exec.Command(bin, "replay", "lost.yaml", "f.json", "--pause-at", "4")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TEST_DATABASE_URL=")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	var shown strings.Builder
+	for sc.Scan() {
+		shown.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "Press Enter") {
+			break
+		}
+	}
+	text := shown.String()
+	psql := regexp.MustCompile(`(?m)^  (psql -h \S+ -p \d+ -U \S+ \S+)$`).FindStringSubmatch(text)
+	pids := regexp.MustCompile(`backend pid (\d+)`).FindAllStringSubmatch(text, -1)
+	if !strings.HasPrefix(text, "Paused after step 4 ") || psql == nil || len(pids) != 2 {
+		t.Fatalf("the pause shows:\n%s\nstderr: %s", text, stderr.String())
+	}
+	// Look as a person would: both sessions are inside their transactions.
+	args := append(strings.Fields(psql[1])[1:], "-X", "-A", "-t", "-c", "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND pid IN ("+pids[0][1]+", "+pids[1][1]+")")
+	out, err := exec.Command("psql", args...).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "2" {
+		t.Fatalf("psql %v: %v: %s (want 2 sessions idle in transaction)\n%s", args, err, out, text)
+	}
+	if !strings.Contains(text, "idle in transaction") {
+		t.Fatalf("the pause does not show the transaction state:\n%s", text)
+	}
+	stdin.Write([]byte("\n"))
+	done := make(chan error, 1)
+	go func() {
+		for sc.Scan() {
+			shown.WriteString(sc.Text() + "\n")
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the replay did not finish after Enter:\n%s", shown.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(shown.String(), "the same failure as recorded") {
+		t.Fatalf("after the pause: exit %d, want 1 and the same failure:\n%s\nstderr: %s", code, shown.String(), stderr.String())
+	}
+}
