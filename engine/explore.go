@@ -228,6 +228,11 @@ func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(o.Search.Order) > 0 {
+		if err := search.CheckOrder(o.Search.Order, sc.ActorNames()); err != nil {
+			return nil, err
+		}
+	}
 	e, err := openEnv(ctx, o, 1)
 	if err != nil {
 		return nil, err
