@@ -1,5 +1,7 @@
 package redact
 
+import "bytes"
+
 // PasswordLiterals finds the string constants that follow the keyword
 // PASSWORD in b (CREATE ROLE, ALTER ROLE, CREATE USER, ALTER USER ...
 // [ENCRYPTED] PASSWORD '...', as psql's \password sends too), in SQL text
@@ -11,8 +13,18 @@ package redact
 // identifiers; comments and white space may separate it from the value.
 func PasswordLiterals(b []byte) [][3]int {
 	var out [][3]int
+	lower, upper := -1, -1 // the next 'p' and 'P' at or after i (SIMD search)
 	for i := 0; i+8 <= len(b); i++ {
-		if b[i]|0x20 != 'p' || !keyword(b[i:i+8]) || (i > 0 && identByte(b[i-1])) || (i+8 < len(b) && identByte(b[i+8])) {
+		if lower < i && lower != len(b) {
+			lower = nextByte(b, i, 'p')
+		}
+		if upper < i && upper != len(b) {
+			upper = nextByte(b, i, 'P')
+		}
+		if i = min(lower, upper); i+8 > len(b) {
+			break
+		}
+		if !keyword(b[i:i+8]) || (i > 0 && identByte(b[i-1])) || (i+8 < len(b) && identByte(b[i+8])) {
 			continue
 		}
 		if sp, ok := literalAt(b, skipBlank(b, i+8)); ok {
@@ -21,6 +33,14 @@ func PasswordLiterals(b []byte) [][3]int {
 		}
 	}
 	return out
+}
+
+// nextByte is the index of the first c in b at or after i, len(b) if none.
+func nextByte(b []byte, i int, c byte) int {
+	if j := bytes.IndexByte(b[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(b)
 }
 
 func keyword(b []byte) bool {

@@ -11,6 +11,8 @@ import (
 func TestPasswordLiterals(t *testing.T) {
 	for _, c := range []struct{ sql, want string }{
 		{`ALTER ROLE app PASSWORD 'hunter22'`, "hunter22"},
+		{`alter role app pAsSwOrD 'mixed-case'`, "mixed-case"},
+		{`ALTER ROLE p PASSWORD 'after-a-p'`, "after-a-p"},
 		{`create user app with login encrypted password 'it''s-secret'`, "it''s-secret"},
 		{"CREATE ROLE app PASSWORD /* c /* nested */ */ -- x\n E'back\\'slash'", `back\'slash`},
 		{`ALTER USER app PASSWORD $pw$dollar'd$pw$ VALID UNTIL 'infinity'`, "dollar'd"},
