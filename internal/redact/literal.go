@@ -6,10 +6,10 @@ import "bytes"
 // PASSWORD in b (CREATE ROLE, ALTER ROLE, CREATE USER, ALTER USER ...
 // [ENCRYPTED] PASSWORD '...', as psql's \password sends too), in SQL text
 // or in protocol bytes that carry it. Each span is the value's start and
-// end in b and how it is quoted: a quote character for a standard string, E for an
-// escape string (backslashes escape) or a dollar sign (dollar quoted). A value ends at its closing
-// quote, or at a NUL byte (the end of a message's SQL text) or the end of
-// b when it has none. The keyword is found in any case, outside
+// end in b and how it is quoted: a quote character for a standard string,
+// E for an escape string (backslashes escape) or a dollar sign (dollar
+// quoted). A value ends at its closing quote, or at a NUL byte (the end of
+// a message's SQL text) or the end of b when it has none. The keyword is found in any case, outside
 // identifiers; comments and white space may separate it from the value.
 func PasswordLiterals(b []byte) [][3]int {
 	var out [][3]int

@@ -1,7 +1,7 @@
-// Package redact removes the secrets Interleave hands to the programs it
-// runs (the server's password, as PGPASSWORD and escaped inside
-// DATABASE_URL) from what those programs print or return, before it is
-// stored in an artifact or shown.
+// Package redact removes secrets (the server's password Interleave hands
+// to the programs it runs, as PGPASSWORD and escaped inside DATABASE_URL;
+// secrets a user configures; the values of PASSWORD literals in SQL) from
+// text, JSON and wire bytes before they are stored in an artifact or shown.
 package redact
 
 import (
