@@ -31,6 +31,9 @@ type Search struct {
 	Failures  int
 	Exhausted bool
 	Pending   int // prefixes left unexplored
+	// PrunedByDepth counts orders not queued because they needed more
+	// choices than the depth bound allowed.
+	PrunedByDepth int
 	Stop      string
 	// FirstFailure is the dispatch number of the first failing attempt
 	// (1-based; 0: none).
@@ -40,12 +43,14 @@ type Search struct {
 	Order []string
 }
 
-// Explore searches v's orders with the FIFO strategy, one worker and at
-// most budget attempts; keepGoing explores past the first failure.
-func (m *Measurer) Explore(ctx context.Context, st *Study, v Variant, budget int, keepGoing bool) (*Search, error) {
+// Explore searches v's orders with the FIFO strategy (fewest choices
+// first), one worker and at most budget attempts; depth > 0 bounds the
+// choices of an order; keepGoing explores past the first failure.
+func (m *Measurer) Explore(ctx context.Context, st *Study, v Variant, budget, depth int, keepGoing bool) (*Search, error) {
 	opts := st.Options
 	opts.Server.Use = m.Server
 	opts.Search.MaxAttempts = budget
+	opts.Search.MaxDepth = depth
 	opts.Search.KeepGoing = keepGoing
 	opts.Output.OnProgress = m.Progress
 	start := time.Now()
@@ -57,6 +62,7 @@ func (m *Measurer) Explore(ctx context.Context, st *Study, v Variant, budget int
 	if sum := res.Summary; sum != nil {
 		s.Attempted, s.Failures, s.Pending, s.Stop = sum.Attempted, sum.Failures, sum.Pending, sum.StopReason
 		s.Exhausted = sum.Exhausted()
+		s.PrunedByDepth = sum.PrunedByDepth
 		if sum.FirstFailure >= 0 && sum.Failures > 0 {
 			s.FirstFailure = sum.FirstFailure + 1
 		}

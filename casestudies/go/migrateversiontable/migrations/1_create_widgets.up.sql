@@ -1,0 +1,1 @@
+CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL);

@@ -1,0 +1,78 @@
+package gostudies_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pginterleave/interleave"
+	gostudies "github.com/pginterleave/interleave/casestudies/go"
+	"github.com/pginterleave/interleave/casestudies/go/gooseup"
+	"github.com/pginterleave/interleave/casestudies/go/migrateversiontable"
+	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/search"
+)
+
+// server is one managed PostgreSQL shared by every test of the package.
+var server *pgserver.Local
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	cancel()
+	if err != nil {
+		// Never skip: a run without PostgreSQL proves nothing.
+		fmt.Fprintf(os.Stderr, "the Go case studies need PostgreSQL's server binaries (initdb, postgres; apt-get install postgresql): %v\n", err)
+		os.Exit(2)
+	}
+	server = srv
+	code := m.Run()
+	srv.Close()
+	os.Exit(code)
+}
+
+func ctxFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// checkStudy is what every study must show: the racy variant fails
+// (exit 1) within budget attempts, and the fixed variant passes with
+// every order explored (exit 0, frontier exhausted).
+func checkStudy(t *testing.T, st *gostudies.Study, budget, depth int) {
+	ctx := ctxFor(t, 20*time.Minute)
+	m := &gostudies.Measurer{Server: server, Progress: func(p search.Progress) { t.Logf("%+v", p) }}
+	racy, err := m.Explore(ctx, st, st.Racy, budget, 0, false)
+	if err != nil {
+		t.Fatalf("%s: %v", st.Racy.Label, err)
+	}
+	t.Logf("%s: %s after %d attempts (%.1fs): %s\n%s", st.Racy.Label, racy.Outcome, racy.Attempted, racy.Elapsed.Seconds(), racy.Message, strings.Join(racy.Order, "\n"))
+	if racy.Outcome != interleave.OutcomeViolation || racy.ExitCode != interleave.ExitViolation {
+		t.Fatalf("%s: want a violation (exit 1), got %s (exit %d) after %d attempts: %s (%s)", st.Racy.Label, racy.Outcome, racy.ExitCode, racy.Attempted, racy.Message, racy.Stop)
+	}
+	fixed, err := m.Explore(ctx, st, st.Fixed, budget, depth, false)
+	if err != nil {
+		t.Fatalf("%s: %v", st.Fixed.Label, err)
+	}
+	t.Logf("%s: %s after %d attempts (%.1fs), %s; depth bound %d, %d orders beyond it", st.Fixed.Label, fixed.Outcome, fixed.Attempted, fixed.Elapsed.Seconds(), fixed.Stop, depth, fixed.PrunedByDepth)
+	if fixed.Outcome != interleave.OutcomePass || fixed.ExitCode != interleave.ExitPass {
+		t.Fatalf("%s: want a pass (exit 0), got %s (exit %d) after %d attempts: %s (%s)", st.Fixed.Label, fixed.Outcome, fixed.ExitCode, fixed.Attempted, fixed.Message, fixed.Stop)
+	}
+	if !fixed.Exhausted {
+		t.Fatalf("%s: passed %d attempts but did not explore every order (%s; %d prefixes left)", st.Fixed.Label, fixed.Attempted, fixed.Stop, fixed.Pending)
+	}
+}
+
+// TestGooseUp is the study CI runs: goose.Up from two instances applies
+// the same migration twice (pressly/goose #258); the Provider with the
+// PostgreSQL session locker passes every order.
+func TestGooseUp(t *testing.T) { checkStudy(t, gooseup.Study, 500, 2) }
+
+// TestMigrateVersionTable: golang-migrate v3.5.4 creates schema_migrations
+// outside its lock (golang-migrate #55); v4.18.3 (PR #150) passes every
+// order.
+func TestMigrateVersionTable(t *testing.T) { checkStudy(t, migrateversiontable.Study, 500, 2) }
