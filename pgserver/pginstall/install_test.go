@@ -24,7 +24,7 @@ type entry struct {
 	link       string
 }
 
-func tarball(t *testing.T, entries []entry) []byte {
+func tarball(t testing.TB, entries []entry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
