@@ -35,7 +35,7 @@ type InitJSON struct {
 
 func initCommand() *cobra.Command {
 	var js, yaml, asJSON bool
-	var modulePath string
+	var checkoutPath string
 	cmd := &cobra.Command{
 		Use:   "init [DIR] [--js | --yaml] [--module-path CHECKOUT]",
 		Short: "Write a lost-update scenario that fails, to start from (Go by default; --js, --yaml)",
@@ -86,10 +86,10 @@ scenario is a package of it: init adds the release to that module's go.mod
 			var notes []string
 			if o.Kind == scaffold.Go {
 				var err error
-				if o, notes, err = goDependency(o, modulePath); err != nil {
+				if o, notes, err = goDependency(o, checkoutPath); err != nil {
 					return err
 				}
-			} else if modulePath != "" {
+			} else if checkoutPath != "" {
 				return fmt.Errorf("--module-path is for Go scenarios; --js and --yaml scenarios need no Go module")
 			}
 			plan, err := scaffold.Make(o)
@@ -127,7 +127,7 @@ scenario is a package of it: init adds the release to that module's go.mod
 	}
 	cmd.Flags().BoolVar(&js, "js", false, "write a JavaScript scenario (scenario.mjs, package.json)")
 	cmd.Flags().BoolVar(&yaml, "yaml", false, "write a YAML scenario file with psql command actors")
-	cmd.Flags().StringVar(&modulePath, "module-path", "", "a checkout of github.com/pginterleave/interleave for the go.mod's replace directive (default: the source this binary was built from, when present)")
+	cmd.Flags().StringVar(&checkoutPath, "module-path", "", "a checkout of github.com/pginterleave/interleave for the go.mod's replace directive (default: the source this binary was built from, when present)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was written and the next commands as JSON")
 	return cmd
 }
