@@ -34,7 +34,7 @@ type Search struct {
 	// PrunedByDepth counts orders not queued because they needed more
 	// choices than the depth bound allowed.
 	PrunedByDepth int
-	Stop      string
+	Stop          string
 	// FirstFailure is the dispatch number of the first failing attempt
 	// (1-based; 0: none).
 	FirstFailure int
