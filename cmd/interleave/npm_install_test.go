@@ -93,7 +93,7 @@ func TestNPMPackagesInstallAndFindTheLostUpdate(t *testing.T) {
 	}
 
 	r = runIn(t, project, offline, "node", "--test", "race.test.mjs")
-	if r.code != 0 || !strings.Contains(r.stdout, "# pass 4") || !strings.Contains(r.stdout, "# fail 0") {
+	if r.code != 0 || !strings.Contains(r.stdout, "# pass 5") || !strings.Contains(r.stdout, "# fail 0") {
 		t.Fatalf("node --test race.test.mjs: %s", r)
 	}
 	t.Logf("node --test race.test.mjs:\n%s", r.stdout)
@@ -184,6 +184,24 @@ test('explore() of a scenario defined in this file finds it, and replay() repeat
   const again = await replay(counter, artifact);
   assert.equal(again.outcome, 'violation');
   assert.equal(again.sameFailure, true);
+});
+
+test('what the functions throw decides the outcome, as for a scenario file', async () => {
+  const sc = (actor, invariant) => defineScenario({
+    name: 'outcomes',
+    async setup({ db }) { await db.query('CREATE TABLE t (x int)'); },
+    actors: { a: actor, b: async ({ connectionString }) => ({ url: connectionString.startsWith('postgres') }) },
+    invariant,
+  });
+  const thrown = await explore(sc(async () => { throw new RangeError('boom'); }, async () => {}), { maxRuns: 1 });
+  assert.equal(thrown.outcome, 'actor-error');
+  assert.match(thrown.message, /RangeError: boom/);
+  let aborted = 0;
+  const seen = await explore(sc(async ({ signal }) => { signal.addEventListener('abort', () => aborted++); return { v: 7 }; },
+    async ({ results }) => { assert.deepEqual(results.a.value, { v: 7 }); assert.deepEqual(results.b.value, { url: true }); }));
+  assert.equal(seen.outcome, 'pass', seen.message);
+  assert.equal(seen.exhausted, true);
+  assert.ok(aborted >= seen.completed, 'each attempt fired the signal of actor a when it ended');
 });
 
 test('an option the original had and this does not is refused with what to do', async () => {

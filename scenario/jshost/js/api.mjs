@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkScenario, scenarioOrigin } from './define.mjs';
-import { flagsFor } from './options.mjs';
-import { runJSON } from './binary.mjs';
+import { flagsFor, optionNames } from './options.mjs';
+import { runJSON as runBinary } from './binary.mjs';
 import { bridgeModule, serveScenario } from './bridge.mjs';
 import { parseRunArtifact } from './artifact.mjs';
 
@@ -158,6 +158,16 @@ async function artifactPath(artifact, dir) {
   const file = path.join(dir, 'artifact.json');
   await writeFile(file, JSON.stringify(a), { mode: 0o600 });
   return file;
+}
+
+// runJSON runs the binary; its errors name the options, not the flags.
+async function runJSON(args, options) {
+  try {
+    return await runBinary(args, options);
+  } catch (err) {
+    if (typeof err.exitCode === 'number') err.message = optionNames(err.message);
+    throw err;
+  }
 }
 
 async function withTemp(fn) {

@@ -72,8 +72,8 @@ export const apiOptions = {
   summary: { flag: '--summary', kind: kinds.string, commands: ['run'] },
   maxSearchBytes: { flag: '--frontier-bytes', kind: kinds.int, commands: ['run'] },
   // replay and minimize
-  mode: { flag: '--guided', kind: { ...oneOf({ replay: false, guided: true }), write: undefined }, commands: ['replay'], boolOf: (v) => v === 'guided' },
   guided: { flag: '--guided', kind: kinds.bool, commands: ['replay'] },
+  mode: { flag: '--guided', kind: { ...oneOf({ replay: false, guided: true }), write: undefined }, commands: ['replay'], boolOf: (v) => v === 'guided' },
   repeat: { flag: '--repeat', kind: kinds.int, commands: ['replay'] },
   maxAttempts: { flag: '--max-attempts', kind: kinds.int, commands: ['minimize'] },
   // report
@@ -114,4 +114,16 @@ export function flagsFor(command, fn, options = {}) {
     flags.push(o.flag, o.kind.write(value));
   }
   return flags;
+}
+
+/**
+ * optionNames rewrites the flags a message of the binary names ("pass
+ * --force to overwrite it") as the options that give them ("pass force
+ * (--force) ..."), for errors the JavaScript API passes on.
+ */
+export function optionNames(message) {
+  return message.replace(/--[a-z][a-z-]*/g, (flag) => {
+    const name = Object.keys(apiOptions).find((k) => apiOptions[k].flag === flag && !apiOptions[k].inverted);
+    return name ? `${name} (${flag})` : flag;
+  });
 }
