@@ -11,6 +11,7 @@ import (
 	"github.com/pginterleave/interleave"
 	gostudies "github.com/pginterleave/interleave/casestudies/go"
 	"github.com/pginterleave/interleave/casestudies/go/gooseup"
+	"github.com/pginterleave/interleave/casestudies/go/gormfirstorcreate"
 	"github.com/pginterleave/interleave/casestudies/go/migrateversiontable"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
@@ -76,3 +77,8 @@ func TestGooseUp(t *testing.T) { checkStudy(t, gooseup.Study, 500, 2) }
 // outside its lock (golang-migrate #55); v4.18.3 (PR #150) passes every
 // order.
 func TestMigrateVersionTable(t *testing.T) { checkStudy(t, migrateversiontable.Study, 500, 2) }
+
+// TestGormFirstOrCreate: GORM's FirstOrCreate is a SELECT then an INSERT
+// (go-gorm/gorm #5803, #6253); Create with ON CONFLICT DO NOTHING then
+// First passes every order.
+func TestGormFirstOrCreate(t *testing.T) { checkStudy(t, gormfirstorcreate.Study, 500, 2) }
