@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/explain"
 )
 
 //go:embed assets/page.html assets/report.css assets/*.js
@@ -24,7 +25,7 @@ var assets embed.FS
 // script: helpers first, start-up (main.js) last.
 var scripts = []string{
 	"assets/util.js", "assets/validate.js", "assets/model.js", "assets/header.js",
-	"assets/legend.js", "assets/timeline.js", "assets/inspector.js", "assets/open.js", "assets/main.js",
+	"assets/legend.js", "assets/explain.js", "assets/timeline.js", "assets/inspector.js", "assets/open.js", "assets/main.js",
 }
 
 var page = template.Must(template.New("page.html").ParseFS(assets, "assets/page.html"))
@@ -39,6 +40,9 @@ type Options struct {
 	// artifact. Empty: NAME-failure.json for a failure, NAME-KIND.json
 	// otherwise.
 	FileName string
+	// Explanation, when set, is what explain found for this artifact: the
+	// page shows it and draws its dependency cycle over the lanes.
+	Explanation *explain.Explanation
 }
 
 // pageData is what page.html renders. Every string is escaped by
@@ -78,13 +82,14 @@ var verdicts = map[string]verdict{
 // the artifact, among it the rules to validate another artifact file the
 // way artifact.Read does.
 type pageConfig struct {
-	SchemaVersion int                `json:"schemaVersion"`
-	MaxFileSize   int64              `json:"maxFileSize"`
-	Schema        *schemaNode        `json:"schema"`
-	Outcomes      map[string]verdict `json:"outcomes"`
-	ReplayCommand string             `json:"replayCommand"`
-	ReplayGeneric bool               `json:"replayGeneric"`
-	FileName      string             `json:"fileName"`
+	SchemaVersion int                  `json:"schemaVersion"`
+	MaxFileSize   int64                `json:"maxFileSize"`
+	Schema        *schemaNode          `json:"schema"`
+	Outcomes      map[string]verdict   `json:"outcomes"`
+	ReplayCommand string               `json:"replayCommand"`
+	ReplayGeneric bool                 `json:"replayGeneric"`
+	FileName      string               `json:"fileName"`
+	Explanation   *explain.Explanation `json:"explanation,omitempty"`
 }
 
 // Render validates a and writes the report page to w. The page loads
@@ -119,6 +124,7 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 	cfg, err := scriptJSON(pageConfig{
 		SchemaVersion: artifact.SchemaVersion, MaxFileSize: artifact.MaxFileSize, Schema: schema,
 		Outcomes: verdicts, ReplayCommand: replay, ReplayGeneric: generic, FileName: fileName(a, opts.FileName),
+		Explanation: opts.Explanation,
 	})
 	if err != nil {
 		return fmt.Errorf("report: encode the page's settings: %w", err)

@@ -24,6 +24,7 @@ function show(a, source) {
   buildModel(a);
   $('show-embedded').hidden = source.kind === 'embedded';
   start('header', () => renderHeader(a));
+  start('explanation', renderExplanation);
   start('filters', buildFilters);
   start('timeline', applyFilters);
   start('inspector', () => {

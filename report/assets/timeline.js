@@ -186,6 +186,7 @@ function renderPage() {
       if (waits(u).length && released(u)) waitBar(grid, u, row, i, to);
     }
   }
+  drawCycle(grid);
 }
 
 function showPage(p) {
