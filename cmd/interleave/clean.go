@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/supervise"
 	"github.com/spf13/cobra"
@@ -43,6 +45,11 @@ docs/supervision.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
+			}
+			for _, d := range args {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					return &cli.UsageError{Msg: fmt.Sprintf("clean looks for leftovers in directories; %s is not one", quoteArgs([]string{d})), Usage: cmd.UseLine()}
+				}
 			}
 			if asJSON {
 				return cleanJSON(cmd, args, databaseURL, minAge, dryRun)

@@ -30,7 +30,7 @@ func TestUsageErrorsAreOneLinePlusUsage(t *testing.T) {
 		{[]string{"report"}, "interleave: report needs ARTIFACT.\nUsage: interleave report ARTIFACT --out FILE [--json] [flags]\n"},
 		{[]string{"report", "f.json", "--outt", "x.html"}, "interleave: unknown flag --outt; did you mean --out?\nUsage: interleave report ARTIFACT --out FILE [--json] [flags]\n"},
 		{[]string{"trace", "a.json", "b.json"}, "interleave: trace takes ARTIFACT; got 2 arguments: \"a.json\" \"b.json\".\nUsage: interleave trace ARTIFACT [--json] [--pcap FILE] [--force] [--spec [--spec-setup FILE]] [flags]\n"},
-		{[]string{"clean", "now"}, "interleave: clean takes no arguments; got \"now\".\nUsage: interleave clean [--database-url URL] [--dry-run] [flags]\n"},
+		{[]string{"clean", "now"}, "interleave: clean looks for leftovers in directories; \"now\" is not one.\nUsage: interleave clean [DIR...] [--database-url URL] [--dry-run] [flags]\n"},
 		{[]string{"version", "-jsn"}, "interleave: unknown flag -jsn; did you mean --json?\nUsage: interleave version [--json] [flags]\n"},
 		{[]string{"init", "--js", "--yaml"}, "interleave: --js and --yaml exclude each other: pick one kind of scenario.\nUsage: interleave init [DIR] [--js | --yaml] [--module-path CHECKOUT] [flags]\n"},
 	} {
