@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,12 +10,14 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/explain"
+	"github.com/pginterleave/interleave/report"
 )
 
 // explainFlags are explain's own: the JSON output and the scenario to use.
 var explainFlags = []flagDef{
 	{"json", "print the explanation as JSON on stdout (docs/json/explain.schema.json; errors too)", boolFlag(func(s *settings) *bool { return &s.json }), ""},
 	{"out", "also write the explanation as JSON to this file", strFlag(func(s *settings) *string { return &s.opts.Output.Out }), ""},
+	{"report", "also write the HTML report of the artifact with the explanation and its cycle drawn over the lanes to this file", strFlag(func(s *settings) *string { return &s.explainHTML }), ""},
 	{"max-reversals", "reversals of two dependent commands run to find the critical pair (0: 6)", intFlag(func(s *settings) *int { return &s.maxReversals }), ""},
 }
 
@@ -25,7 +28,13 @@ var pauseFlags = []flagDef{
 
 // explainArtifact is `explain ARTIFACT`: what went wrong in the recorded
 // failure and what would fix it.
-func explainArtifact(ctx context.Context, sc engine.Scenario, rec *artifact.Artifact, stdout io.Writer, s *settings) (int, error) {
+func explainArtifact(ctx context.Context, sc engine.Scenario, rec *artifact.Artifact, path string, stdout io.Writer, s *settings) (int, error) {
+	if s.explainHTML != "" {
+		// Refuse before any work what could not be written at the end.
+		if err := artifact.CheckWritable(s.explainHTML, s.opts.Output.Force); err != nil {
+			return 0, usageError("--report: %v", err)
+		}
+	}
 	x, err := engine.Explain(ctx, sc, rec, engine.ExplainOptions{Options: s.opts, MaxReversals: s.maxReversals})
 	if x != nil && err == nil {
 		if s.json {
@@ -41,6 +50,15 @@ func explainArtifact(ctx context.Context, sc engine.Scenario, rec *artifact.Arti
 		data, _ := json.MarshalIndent(x, "", "  ")
 		if err := artifact.WriteFileAtomic(out, append(data, '\n'), s.opts.Output.Force); err != nil {
 			return 0, fmt.Errorf("write --out: %w", err)
+		}
+	}
+	if s.explainHTML != "" {
+		var buf bytes.Buffer
+		if err := report.Render(&buf, rec, report.Options{ReplayCommand: report.ReplayCommand(rec, path), Explanation: x}); err != nil {
+			return 0, err
+		}
+		if err := artifact.WriteFileAtomic(s.explainHTML, buf.Bytes(), s.opts.Output.Force); err != nil {
+			return 0, fmt.Errorf("write --report: %w", err)
 		}
 	}
 	return engine.ExitPass, nil

@@ -34,8 +34,9 @@ type settings struct {
 	minAttempts int
 	minTime     time.Duration
 
-	maxReversals int // explain --max-reversals
-	pauseAt      int // replay --pause-at (-1: none)
+	maxReversals int    // explain --max-reversals
+	explainHTML  string // explain --report FILE
+	pauseAt      int    // replay --pause-at (-1: none)
 }
 
 // A flag is defined once, here: the scenario programs parse it and the

@@ -339,7 +339,7 @@ func artifactCommand(ctx context.Context, command, path string, stdout io.Writer
 		return 0, &exitError{engine.ExitIncompatible, fmt.Errorf("%s records scenario %q, which this program does not define (a repaired scenario must keep its Name)", path, rec.Scenario.Name)}
 	}
 	if command == "explain" {
-		return explainArtifact(ctx, *sc, rec, stdout, s)
+		return explainArtifact(ctx, *sc, rec, path, stdout, s)
 	}
 	if command == "replay" {
 		res, err := engine.Replay(ctx, *sc, rec, engine.ReplayOptions{Options: s.opts, Guided: s.guided, Repeat: s.repeat, Source: path, PauseAt: s.pauseAt, OnPause: pauseHook(stdout, s)})

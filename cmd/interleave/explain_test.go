@@ -85,11 +85,14 @@ func TestExplainLostUpdate(t *testing.T) {
 	}
 
 	// The artifact alone: the program it names, relative to here.
-	r = runIn(t, dir, nil, bin, "explain", "f.json")
+	r = runIn(t, dir, nil, bin, "explain", "f.json", "--report", "r.html")
 	for _, want := range []string{"Anomaly: lost update (Adya G-single).", "Critical pair: step", "REPEATABLE READ prevents this if the code retries on 40001"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Fatalf("explain f.json: want %q: %s", want, r)
 		}
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "r.html")); err != nil || !strings.Contains(string(page), `"explanation":{`) || !strings.Contains(string(page), `"name":"lost update"`) {
+		t.Fatalf("explain --report wrote no report with the explanation: %v", err)
 	}
 
 	// Minimize keeps the critical pair.
