@@ -26,14 +26,21 @@ type Isolation struct {
 
 // FindIsolationTester is the isolationtester binary that belongs to the
 // server binaries in binDir (PostgreSQL installs it under
-// lib/pgxs/src/test/isolation), or an error that says how to get one.
+// lib/pgxs/src/test/isolation; binDir may hold symbolic links to them),
+// or an error that says how to get one.
 func FindIsolationTester(binDir string) (string, error) {
 	if p := os.Getenv("INTERLEAVE_ISOLATIONTESTER"); p != "" {
 		return p, nil
 	}
-	candidates := []string{
-		filepath.Join(binDir, "..", "lib", "pgxs", "src", "test", "isolation", "isolationtester"),
-		filepath.Join(binDir, "..", "lib", "postgresql", "pgxs", "src", "test", "isolation", "isolationtester"),
+	dirs := []string{binDir}
+	if real, err := filepath.EvalSymlinks(filepath.Join(binDir, "postgres")); err == nil {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	var candidates []string
+	for _, d := range dirs {
+		candidates = append(candidates,
+			filepath.Join(d, "..", "lib", "pgxs", "src", "test", "isolation", "isolationtester"),
+			filepath.Join(d, "..", "lib", "postgresql", "pgxs", "src", "test", "isolation", "isolationtester"))
 	}
 	for _, c := range candidates {
 		if st, err := os.Stat(c); err == nil && !st.IsDir() {

@@ -13,6 +13,7 @@ import (
 	"github.com/pginterleave/interleave/casestudies/go/gooseup"
 	"github.com/pginterleave/interleave/casestudies/go/gormfirstorcreate"
 	"github.com/pginterleave/interleave/casestudies/go/migrateversiontable"
+	"github.com/pginterleave/interleave/casestudies/go/ternversiontable"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -32,6 +33,7 @@ var studies = []struct {
 	{gooseup.Study, "gooseup"},
 	{migrateversiontable.Study, "migrateversiontable"},
 	{gormfirstorcreate.Study, "gormfirstorcreate"},
+	{ternversiontable.Study, "ternversiontable"},
 }
 
 // TestMeasure prints every number of docs/case-studies.md's Go section.
