@@ -22,6 +22,7 @@ var (
 	trials  = flag.Int("gostudies.trials", 100, "with -gostudies.measure: trials of ordinary concurrency and of the start barrier")
 	sweep   = flag.Int("gostudies.sweep", 50, "with -gostudies.measure: schedules of the racy variant explored past the first failure")
 	depth   = flag.Int("gostudies.depth", 2, "with -gostudies.measure: the choice bound of the fixed variant's exhaustive search")
+	only    = flag.String("gostudies.study", "", "with -gostudies.measure: only the study of this package directory (gooseup, migrateversiontable, gormfirstorcreate, ternversiontable)")
 )
 
 // studies are every Go case study with the directory of its isolation
@@ -52,8 +53,14 @@ func TestMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	var report strings.Builder
-	row := func(format string, args ...any) { fmt.Fprintf(&report, format+"\n", args...) }
+	row := func(format string, args ...any) {
+		fmt.Fprintf(&report, format+"\n", args...)
+		t.Logf(format, args...)
+	}
 	for _, s := range studies {
+		if *only != "" && s.dir != *only {
+			continue
+		}
 		st := s.study
 		row("\n### %s (%s)\n", st.Name, st.Module)
 		row("| measurement | %s (racy) | %s (safe) |", st.Racy.Label, st.Fixed.Label)
