@@ -1,6 +1,9 @@
 package main
 
 import (
+	"archive/zip"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,4 +201,62 @@ func downloaded(t *testing.T, root string) (zips, mods []string) {
 	sort.Strings(zips)
 	sort.Strings(mods)
 	return zips, mods
+}
+
+// scripts/goproxy's tree is what the go command expects of a proxy: every
+// zip entry under MODULE@VERSION/, the module's go.mod beside the zip and
+// in it, no file of a nested module (examples/drivers, casestudies/go), an
+// .info naming the version and a time, a list that gains each version
+// written; a version the module cannot have is refused with exit 2.
+func TestGoProxyLayout(t *testing.T) {
+	out := buildProxy(t)
+	script, _ := filepath.Abs("../../scripts/goproxy")
+	if b, err := exec.Command(script, out, "v0.2.0-rc.1").CombinedOutput(); err != nil {
+		t.Fatalf("scripts/goproxy a second version: %v\n%s", err, b)
+	}
+	dir := filepath.Join(out, "github.com", "pginterleave", "interleave", "@v")
+	if list := readText(t, filepath.Join(dir, "list")); list != proxyVersion+"\nv0.2.0-rc.1\n" {
+		t.Fatalf("list %q: want both versions", list)
+	}
+	var info struct{ Version, Time string }
+	if err := json.Unmarshal([]byte(readText(t, filepath.Join(dir, proxyVersion+".info"))), &info); err != nil || info.Version != proxyVersion || !strings.HasSuffix(info.Time, "Z") {
+		t.Fatalf(".info %+v (%v): want the version and a UTC time", info, err)
+	}
+	z, err := zip.OpenReader(filepath.Join(dir, proxyVersion+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	prefix := modulePath + "@" + proxyVersion + "/"
+	files := map[string]*zip.File{}
+	for _, f := range z.File {
+		if !strings.HasPrefix(f.Name, prefix) {
+			t.Fatalf("zip entry %s is not under %s", f.Name, prefix)
+		}
+		name := strings.TrimPrefix(f.Name, prefix)
+		if strings.HasPrefix(name, "examples/drivers/") || strings.HasPrefix(name, "casestudies/go/") || name != "go.mod" && strings.HasSuffix(name, "/go.mod") {
+			t.Fatalf("zip holds %s, a file of a nested module", name)
+		}
+		files[name] = f
+	}
+	for _, want := range []string{"go.mod", "go.sum", "interleave.go", "cmd/interleave/main.go", "scaffold/templates/go/main.go.tmpl"} {
+		if files[want] == nil {
+			t.Fatalf("zip lacks %s", want)
+		}
+	}
+	rc, err := files["go.mod"].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inZip, _ := io.ReadAll(rc)
+	rc.Close()
+	if string(inZip) != readText(t, filepath.Join(dir, proxyVersion+".mod")) {
+		t.Fatal("the zip's go.mod differs from the .mod file")
+	}
+	for _, bad := range []string{"v2.0.0", "1.0.0", "v1.0", "v1.0.0+meta"} {
+		cmd := exec.Command(script, out, bad)
+		if b, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "not a version this module can have") {
+			t.Fatalf("scripts/goproxy %s: want exit 2 and a refusal, got %v: %s", bad, err, b)
+		}
+	}
 }
