@@ -79,7 +79,7 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 	}
 	bin := filepath.Join(gobin, "interleave")
 	r := runIn(t, tmp, nil, bin, "--version")
-	if want := "module:     " + modulePath + " " + proxyVersion + "\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+	if want := "interleave " + strings.TrimPrefix(proxyVersion, "v") + "\nmodule:     " + modulePath + " " + proxyVersion + "\n"; r.code != 0 || !strings.HasPrefix(r.stdout, want) {
 		t.Fatalf("interleave --version: want %q, got %s", want, r)
 	}
 

@@ -67,6 +67,11 @@ func buildVersion() VersionJSON {
 	if bi.Main.Path != "" {
 		v.Module, v.ModuleVersion = bi.Main.Path, bi.Main.Version
 	}
+	// go install ...@vX.Y.Z: the release installed is the version, as a
+	// release build's -X main.releaseVersion is.
+	if r := moduleRelease(); releaseVersion == "" && r != "" {
+		v.Version = strings.TrimPrefix(r, "v")
+	}
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
