@@ -69,3 +69,42 @@ func TestMaskKeepsLengths(t *testing.T) {
 		t.Errorf("JSON kept a literal: %s", got)
 	}
 }
+
+// FuzzMask: any bytes, found literals lie inside the input in order, Mask
+// keeps the length, masks every found value and every form of the secret,
+// and masking again changes nothing more.
+func FuzzMask(f *testing.F) {
+	for _, seed := range []string{
+		"Q\x00\x00\x00\x20ALTER ROLE app PASSWORD 'hunter22'\x00",
+		"password $a$x$a$ PASSWORD E'\\'' pAsSwOrD /* /* */ */ U&'x'",
+		"PASSWORD $$", "PASSWORD '", "xpassword 'a'", "PASSWORD -- c\n'v'",
+	} {
+		f.Add([]byte(seed), "secret")
+	}
+	f.Fuzz(func(t *testing.T, b []byte, secret string) {
+		spans := PasswordLiterals(b)
+		last := 0
+		for _, sp := range spans {
+			if sp[0] < last || sp[0] > sp[1] || sp[1] > len(b) {
+				t.Fatalf("span %v out of order or bounds (len %d, previous end %d)", sp, len(b), last)
+			}
+			last = sp[1]
+		}
+		s := Password(secret)
+		c := append([]byte(nil), b...)
+		s.Mask(c)
+		if len(c) != len(b) {
+			t.Fatalf("length %d became %d", len(b), len(c))
+		}
+		for _, sp := range spans {
+			for _, x := range c[sp[0]:sp[1]] {
+				if x != MaskByte {
+					t.Fatalf("literal %v not masked: %q", sp, c)
+				}
+			}
+		}
+		if secret != "" && bytes.Contains(c, []byte(secret)) && !bytes.Contains([]byte(secret), []byte{MaskByte}) {
+			t.Fatalf("the secret %q is left in %q", secret, c)
+		}
+	})
+}
