@@ -71,6 +71,13 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 	names := sc.ActorNames()
 	victims := victimsOf(rec, names)
 
+	// The recorded order first, as it is: the reversals and the level runs
+	// are evidence only if it still fails the same way with this code.
+	base := w.run(ctx, &sc, &orderPolicy{want: recordedOrder(rec), names: names}, victims)
+	if !base.Outcome.Failed() || artifact.FailureFingerprint(string(base.Outcome), base.Message) != rec.Outcome.FailureFingerprint {
+		x.Notes = append(x.Notes, fmt.Sprintf("the recorded order run again ended %s (%s), not with the recorded failure: the code or the database changed since it was recorded, so the critical pair and the level runs below are not evidence about the recording", base.Outcome, firstLine(base.Message)))
+	}
+
 	// The critical pair: reversals of dependent commands, cycle first.
 	pair := &explain.Pair{}
 	for _, c := range reversalCandidates(x) {
@@ -365,6 +372,13 @@ func (w *worker) levelRun(ctx context.Context, sc *Scenario, rec *artifact.Artif
 		}
 	}
 	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // retryable: a serialization failure or a deadlock, which code at a

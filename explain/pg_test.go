@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/explain"
 	"github.com/pginterleave/interleave/pgserver"
@@ -100,5 +101,38 @@ func TestAnomaliesOnPostgreSQL(t *testing.T) {
 				t.Errorf("level runs %+v: a 40001/40P01 seen %v, want %v", x.Levels, sawErr, k.errState)
 			}
 		})
+	}
+}
+
+// TestExplainSaysWhenTheOrderNoLongerFails explains a recorded lost update
+// against repaired code (one atomic UPDATE): the explanation says the
+// order no longer fails, so its reversals and level runs are not evidence.
+func TestExplainSaysWhenTheOrderNoLongerFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	o := engine.Options{Server: engine.ServerOptions{Use: server}}
+	o.Search.Workers = 1
+	res, err := engine.Explore(ctx, lostUpdate(), o)
+	if err != nil || res.Outcome != engine.OutcomeViolation {
+		t.Fatalf("search: %v %v", err, res)
+	}
+	fixed := lostUpdate()
+	for i := range fixed.Actors {
+		fixed.Actors[i].Run = func(ctx context.Context, cs string) (any, error) {
+			return connect(ctx, cs, func(c *pgx.Conn) (any, error) {
+				_, err := c.Exec(ctx, "UPDATE accounts SET balance = balance - 10 WHERE id = 1")
+				return nil, err
+			})
+		}
+	}
+	x, err := engine.Explain(ctx, fixed, res.Artifact, engine.ExplainOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Notes) == 0 || !strings.Contains(strings.Join(x.Notes, " "), "not with the recorded failure") {
+		t.Fatalf("no note that the order no longer fails: %s", x.Text())
+	}
+	if x.Anomaly.Name != explain.LostUpdate {
+		t.Errorf("the recording itself is still a lost update; named %q", x.Anomaly.Name)
 	}
 }
