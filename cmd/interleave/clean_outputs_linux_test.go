@@ -40,6 +40,14 @@ func TestCleanSweepsOutputLeftovers(t *testing.T) {
 	// A working file whose proxy was killed: nobody holds it open.
 	dead := filepath.Join(dir, ".y.capture.partial-123")
 	os.WriteFile(dead, data, 0o600)
+	// Another user's, as root can make it (CI runs as root): kept.
+	others := filepath.Join(dir, ".z.capture.partial-321")
+	os.WriteFile(others, data, 0o600)
+	if os.Geteuid() == 0 {
+		if err := os.Chown(others, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
 	old := time.Now().Add(-2 * time.Minute)
 	staging := filepath.Join(dir, ".bundle.tmp-456")
 	young := filepath.Join(dir, ".young.tmp-789")
@@ -90,5 +98,11 @@ func TestCleanSweepsOutputLeftovers(t *testing.T) {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("clean removed %s:\n%s", p, got)
 		}
+	}
+	if _, err := os.Lstat(others); (err != nil) != (os.Geteuid() != 0) {
+		t.Errorf("another user's working file: %v (euid %d)\n%s", err, os.Geteuid(), got)
+	}
+	if os.Geteuid() == 0 && !strings.Contains(got, "belongs to uid 65534, not to this user") {
+		t.Errorf("clean does not say whose working file it kept:\n%s", got)
 	}
 }

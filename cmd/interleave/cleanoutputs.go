@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -42,11 +43,11 @@ func findOutputLeftovers(dirs []string, minAge time.Duration) ([]outputLeftover,
 			name, p := e.Name(), filepath.Join(dir, e.Name())
 			switch {
 			case strings.HasPrefix(name, ".") && strings.Contains(name, ".partial-") && e.Type().IsRegular():
-				if h, _, err := capture.ReadProxyFile(p); err != nil || !h.Partial {
-					continue // not a proxy's working file
+				if !capture.IsProxyFile(p) {
+					continue // not a proxy's working file (they begin as capture files do)
 				}
 				l := outputLeftover{path: p, what: "a proxy's partial capture (interleave trace reads it)"}
-				l.reason = heldOpen(p)
+				l.reason = cmp.Or(notMine(p), heldOpen(p))
 				out = append(out, l)
 			case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") && e.IsDir():
 				if _, err := os.Lstat(filepath.Join(p, supervise.RecordFile)); err == nil {
@@ -56,7 +57,8 @@ func findOutputLeftovers(dirs []string, minAge time.Duration) ([]outputLeftover,
 					continue // not a bundle being staged
 				}
 				l := outputLeftover{path: p, what: "an export's staging directory without its owner record"}
-				if age := max(minAge, supervise.DefaultMinAge); newestChange(p).After(time.Now().Add(-age)) {
+				l.reason = notMine(p)
+				if age := max(minAge, supervise.DefaultMinAge); l.reason == "" && newestChange(p).After(time.Now().Add(-age)) {
 					l.reason = fmt.Sprintf("changed in the last %v", age)
 				}
 				out = append(out, l)
