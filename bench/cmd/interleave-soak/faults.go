@@ -91,12 +91,90 @@ func runTmpdir(prefix string) (string, error) {
 // own TMPDIR.
 func startRun(bin, dir, tmpdir string, args []string, extraEnv ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer, error) {
 	cmd := exec.Command(bin, args...)
+	if lim := runLimits.args(); lim != nil {
+		// util-linux prlimit sets the limits and executes the command in
+		// its own process: the pid tracked is interleave's.
+		cmd = exec.Command("prlimit", append(append(lim, "--", bin), args...)...)
+	}
+	if runLimits.cgroup != "" {
+		// The shell joins the memory cgroup and executes the command:
+		// interleave and everything it starts (the managed server too)
+		// are in it from their first instruction.
+		cmd = exec.Command("sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, runLimits.cgroup}, cmd.Args...)...)
+	}
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmpdir, "TEST_DATABASE_URL=", "INTERLEAVE_SUPERVISE="), extraEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd, &stdout, &stderr, cmd.Start()
+}
+
+// limits are resource limits for every interleave run of the soak (0:
+// the soak's own).
+type limits struct {
+	NoFile  int   // RLIMIT_NOFILE, soft and hard
+	Address int64 // RLIMIT_AS in bytes, soft and hard
+	Memory  int64 // a memory cgroup's limit in bytes (cgroup v1 or v2)
+	cgroup  string
+}
+
+// memoryCgroup makes a memory cgroup below the soak's own, limited to
+// bytes (swap included where the kernel accounts it), and returns its
+// directory and how to remove it.
+func memoryCgroup(bytes int64) (string, func(), error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", nil, err
+	}
+	var base, limitFile, swapFile string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		switch {
+		case parts[1] == "memory":
+			base, limitFile, swapFile = filepath.Join("/sys/fs/cgroup/memory", parts[2]), "memory.limit_in_bytes", "memory.memsw.limit_in_bytes"
+		case parts[0] == "0" && parts[1] == "" && base == "":
+			base, limitFile, swapFile = filepath.Join("/sys/fs/cgroup", parts[2]), "memory.max", "memory.swap.max"
+		}
+	}
+	if base == "" {
+		return "", nil, fmt.Errorf("no memory cgroup in /proc/self/cgroup")
+	}
+	dir, err := os.MkdirTemp(base, "interleave-soak-")
+	if err != nil {
+		return "", nil, fmt.Errorf("make a memory cgroup: %w", err)
+	}
+	remove := func() {
+		// Processes left in it move to the parent before it goes.
+		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
+			for _, pid := range strings.Fields(string(b)) {
+				_ = os.WriteFile(filepath.Join(base, "cgroup.procs"), []byte(pid), 0o644)
+			}
+		}
+		_ = os.Remove(dir)
+	}
+	if err := os.WriteFile(filepath.Join(dir, limitFile), []byte(strconv.FormatInt(bytes, 10)), 0o644); err != nil {
+		remove()
+		return "", nil, fmt.Errorf("limit the memory cgroup: %w", err)
+	}
+	_ = os.WriteFile(filepath.Join(dir, swapFile), []byte(strconv.FormatInt(bytes, 10)), 0o644) // absent without swap accounting
+	return dir, remove, nil
+}
+
+var runLimits limits
+
+func (l limits) args() []string {
+	var a []string
+	if l.NoFile > 0 {
+		a = append(a, fmt.Sprintf("--nofile=%d:%d", l.NoFile, l.NoFile))
+	}
+	if l.Address > 0 {
+		a = append(a, fmt.Sprintf("--as=%d:%d", l.Address, l.Address))
+	}
+	return a
 }
 
 // exitCode is the run's exit status as a shell reports it (128+N after

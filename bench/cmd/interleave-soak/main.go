@@ -19,6 +19,9 @@ import (
 	"github.com/pginterleave/interleave/pgserver"
 )
 
+// removeCgroup removes the memory cgroup of -memory, if one was made.
+var removeCgroup = func() {}
+
 func main() {
 	mode := flag.String("mode", "all", "faults, postmaster, signals or all")
 	bin := flag.String("bin", "", "the interleave binary (default: built from ./cmd/interleave into a temporary directory)")
@@ -28,7 +31,24 @@ func main() {
 	dedicatedEvery := flag.Int("dedicated-every", 5, "signals: every Nth run uses a dedicated server (0: none)")
 	seed := flag.Uint64("seed", 0, "seed of the fault loop and of the signal plan (0: drawn and printed)")
 	jsonOut := flag.String("json", "", "also write every run's result to this file")
+	flag.IntVar(&runLimits.NoFile, "nofile", 0, "run interleave with this many file descriptors at most (ulimit -n; 0: the soak's own)")
+	flag.Int64Var(&runLimits.Address, "address-space", 0, "run interleave with this much address space at most, in bytes (ulimit -v; 0: the soak's own)")
+	flag.Int64Var(&runLimits.Memory, "memory", 0, "run interleave, and the server it starts, in a memory cgroup limited to this many bytes (0: none)")
 	flag.Parse()
+	if runLimits.Memory > 0 {
+		dir, remove, err := memoryCgroup(runLimits.Memory)
+		if err != nil {
+			fail(err)
+		}
+		defer remove() // and before os.Exit below
+		removeCgroup = remove
+		runLimits.cgroup = dir
+	}
+	if runLimits.args() != nil {
+		if _, err := exec.LookPath("prlimit"); err != nil {
+			fail(fmt.Errorf("-nofile and -address-space need util-linux's prlimit: %w", err))
+		}
+	}
 	if *seed == 0 {
 		*seed = rand.Uint64() % 1000000
 	}
@@ -97,6 +117,7 @@ func main() {
 	}
 	if problems > 0 {
 		logf("%d problems", problems)
+		removeCgroup()
 		os.Exit(1)
 	}
 }
