@@ -68,6 +68,17 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 		return nil, err
 	}
 	x := explain.Analyze(sc.Name, rec.Outcome.Message, cmds, "")
+	explicit := map[string]bool{}
+	for _, c := range cmds {
+		if c.Isolation != "" {
+			explicit[c.Isolation] = true
+		}
+	}
+	for _, level := range []string{"read committed", "repeatable read", "serializable"} {
+		if explicit[level] {
+			x.Notes = append(x.Notes, fmt.Sprintf("the code names its own isolation level (%s) in BEGIN or SET TRANSACTION, which the start-up option default_transaction_isolation does not change: the level runs keep it for those transactions", strings.ToUpper(level)))
+		}
+	}
 	names := sc.ActorNames()
 	victims := victimsOf(rec, names)
 
@@ -75,7 +86,13 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 	// are evidence only if it still fails the same way with this code.
 	base := w.run(ctx, &sc, &orderPolicy{want: recordedOrder(rec), names: names}, victims)
 	if !base.Outcome.Failed() || artifact.FailureFingerprint(string(base.Outcome), base.Message) != rec.Outcome.FailureFingerprint {
-		x.Notes = append(x.Notes, fmt.Sprintf("the recorded order run again ended %s (%s), not with the recorded failure: the code or the database changed since it was recorded, so the critical pair and the level runs below are not evidence about the recording", base.Outcome, firstLine(base.Message)))
+		how := string(base.Outcome)
+		if m := firstLine(base.Message); m != "" {
+			how += " (" + m + ")"
+		}
+		x.Notes = append(x.Notes, fmt.Sprintf("the recorded order run again by explain ended %s, not with the recorded failure (the code or the database changed since it was recorded, or the recording released pairs of commands, which explain does not): no critical pair or isolation level is shown", how))
+		x.Fix = &explain.Fix{Class: explain.FixUnknown, Advice: "no verdict: the recorded order does not fail again when explain runs it"}
+		return x, ctx.Err()
 	}
 
 	// The critical pair: reversals of dependent commands, cycle first.
@@ -102,7 +119,7 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 	}
 	x.CriticalPair = pair
 	if !pair.Found {
-		x.Notes = append(x.Notes, fmt.Sprintf("no reversal of two dependent commands made the order pass (%d tried)", len(pair.Tried)))
+		x.Notes = append(x.Notes, fmt.Sprintf("no reversal of two dependent commands made the order pass (%d tried): more than one pair of commands takes part (three actors or more), or the failure does not come from an order of two commands", len(pair.Tried)))
 	}
 
 	// The fix class: the same order at stronger levels.
@@ -116,7 +133,29 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 		return x, ctx.Err()
 	}
 	x.Fix = explain.Verdict(x.Levels, x.Cycle)
+	if x.Fix.Class == explain.FixLocking && len(explicit) > 0 {
+		x.Fix.Advice = "a stronger isolation level set at start-up does not reach these transactions, because the code names its own level in BEGIN or SET TRANSACTION: lock the row (FOR UPDATE), add a constraint, or widen the transaction; or name SERIALIZABLE in the code, retry on 40001, and run explain again"
+	}
+	if f := recordedAbort(rec); f != nil {
+		x.Fix = f
+	}
 	return x, nil
+}
+
+// recordedAbort is the fix when the recorded failure is PostgreSQL's own
+// abort of a transaction (a deadlock or a serialization failure the code
+// did not retry): the level runs then show what a retry does, not what a
+// level prevents.
+func recordedAbort(rec *artifact.Artifact) *explain.Fix {
+	for _, u := range rec.Units {
+		switch u.SQLState {
+		case "40P01":
+			return &explain.Fix{Class: explain.FixRetry, Advice: fmt.Sprintf("the failure is a deadlock: PostgreSQL aborted %s's transaction at step %d (40P01) at every isolation level; retry the transaction on 40P01, or take the locks in one order", u.Actor, u.ReleaseStep)}
+		case "40001":
+			return &explain.Fix{Class: explain.FixRetry, Advice: fmt.Sprintf("the failure is a serialization failure PostgreSQL raised in %s's transaction at step %d (40001): the isolation level already prevents the anomaly; retry the transaction on 40001", u.Actor, u.ReleaseStep)}
+		}
+	}
+	return nil
 }
 
 // explainCommands describes each executed unit of rec with what it
@@ -132,6 +171,14 @@ func (w *worker) explainCommands(ctx context.Context, sc *Scenario, rec *artifac
 	}
 	w.fresh = false
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
+	// A statement prepared in a unit of its own (Parse, Describe) belongs
+	// to the next unit of its connection.
+	prepared := map[[3]any]artifact.Unit{}
+	for _, u := range rec.Units {
+		if u.Prepare && u.ReleaseStep >= 0 {
+			prepared[[3]any{u.Actor, u.Conn, u.Unit + 1}] = u
+		}
+	}
 	var units []artifact.Unit
 	for _, u := range rec.Units {
 		if u.ReleaseStep >= 0 && !u.Prepare && len(u.SQL) > 0 {
@@ -143,6 +190,9 @@ func (w *worker) explainCommands(ctx context.Context, sc *Scenario, rec *artifac
 	for _, u := range units {
 		c := explain.Command{Step: u.ReleaseStep, Actor: u.Actor, Conn: u.Conn, Unit: u.Unit, SQL: strings.Join(u.SQL, "; "),
 			Start: u.ReleasedUS, End: u.CompletedUS, SQLState: u.SQLState, TxStatus: u.TxStatus, Kind: explain.KindSession}
+		if p, ok := prepared[[3]any{u.Actor, u.Conn, u.Unit}]; ok {
+			c.Prepared, c.PreparedStep = p.ReleasedUS, p.ReleaseStep
+		}
 		if !u.Completed {
 			c.End = 1 << 62
 		}
@@ -203,13 +253,19 @@ func addStatement(c *explain.Command, st footprint.Statement, sql string, params
 		key = explain.Keys(sql, params)
 	}
 	insert := strings.EqualFold(firstWord(sql), "insert")
+	target := explain.Target(sql)
 	written := map[string]bool{}
 	for _, r := range st.Writes {
 		if strings.HasPrefix(r, "sequence ") {
 			continue
 		}
 		written[r] = true
-		c.Writes = append(c.Writes, explain.Access{Relation: r, Key: key, Insert: insert, Locked: true})
+		a := explain.Access{Relation: r, Key: key, Insert: insert, Locked: true}
+		if target != "" && r != target && !strings.HasSuffix(r, "."+target) {
+			// Written through a trigger, a rule or a foreign key's action.
+			a = explain.Access{Relation: r, Locked: true, Indirect: true}
+		}
+		c.Writes = append(c.Writes, a)
 	}
 	locked := map[string]bool{}
 	for _, r := range st.Locks {
@@ -248,7 +304,10 @@ func paramText(p artifact.Param) string {
 // unitAt is the actor and SQL of the unit rec released at step.
 func unitAt(rec *artifact.Artifact, step int) (string, string) {
 	for _, u := range rec.Units {
-		if u.ReleaseStep == step && !u.Prepare {
+		if u.ReleaseStep == step {
+			if u.Prepare {
+				return u.Actor, "prepare " + strings.Join(u.SQL, "; ")
+			}
 			return u.Actor, strings.Join(u.SQL, "; ")
 		}
 	}
@@ -264,6 +323,9 @@ func reversalCandidates(x *explain.Explanation) [][2]int {
 	seen := map[[2]int]bool{}
 	add := func(e explain.Edge) {
 		a, b := e.FromStep, e.ToStep
+		if e.Kind == explain.RW && e.SnapshotStep > 0 {
+			a = e.SnapshotStep // the read saw the snapshot its transaction took there
+		}
 		if e.Kind == explain.RW && e.CommitStep > a {
 			b = e.CommitStep
 		}
@@ -325,6 +387,22 @@ func reversed(rec *artifact.Artifact, first, second int) ([]artifact.UnitRef, bo
 	i, j := at(first), at(second)
 	if i < 0 || j < 0 || i >= j {
 		return nil, false
+	}
+	// A preparation is released as soon as it is pending, right after its
+	// session's previous unit: to come before it, come before that unit.
+	prep := map[[3]any]bool{}
+	for _, u := range rec.Units {
+		prep[[3]any{u.Actor, u.Conn, u.Unit}] = u.Prepare
+	}
+	for prep[[3]any{order[i].Actor, order[i].Conn, order[i].Unit}] {
+		k := i - 1
+		for k >= 0 && (order[k].Actor != order[i].Actor || order[k].Conn != order[i].Conn) {
+			k--
+		}
+		if k < 0 {
+			break
+		}
+		i = k
 	}
 	lane := [2]any{order[j].Actor, order[j].Conn}
 	if lane == [2]any{order[i].Actor, order[i].Conn} {

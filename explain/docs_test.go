@@ -25,7 +25,10 @@ const docIntro = "# Explaining a failure\n\n" +
 	"   before that commit). A read under READ COMMITTED sees the database when its\n" +
 	"   statement starts (when it completes for a write or `FOR UPDATE`, which wait\n" +
 	"   for and see the latest committed row); under REPEATABLE READ and SERIALIZABLE\n" +
-	"   when the transaction's first statement started. The shortest cycle (fewest\n" +
+	"   when the transaction's first statement started (or was prepared, for a driver\n" +
+	"   that prepares in a unit of its own). An insert overwrites no row; a relation a\n" +
+	"   statement writes only through a trigger or a foreign key's action counts for\n" +
+	"   the reads that depend on it, not as an overwrite. The shortest cycle (fewest\n" +
 	"   anti-dependencies first) is named: with no rw edge G0 (dirty write) or G1c\n" +
 	"   (circular information flow); with one, Adya's **G-single**: a **lost update**\n" +
 	"   when the same two transactions also overwrote each other's row, a **phantom**\n" +
@@ -48,7 +51,12 @@ const docIntro = "# Explaining a failure\n\n" +
 	"   the invariant then decides. The verdict says which level prevents the failure\n" +
 	"   (\"SERIALIZABLE prevents this if the code retries on 40001\"), or \"a stronger\n" +
 	"   isolation level does not prevent this: lock the row (FOR UPDATE), add a\n" +
-	"   constraint, or widen the transaction\".\n\n" +
+	"   constraint, or widen the transaction\". When the code names its own level\n" +
+	"   (`BEGIN ISOLATION LEVEL ...`) the start-up option does not reach it, and the\n" +
+	"   explanation says so. When the recorded failure is PostgreSQL's own abort (a\n" +
+	"   deadlock, 40P01, or a 40001 the code did not retry) the fix class is `retry`.\n" +
+	"   When the recorded order no longer fails as recorded (changed code, or a\n" +
+	"   recording with overlapping pairs), no pair and no level is claimed.\n\n" +
 	"`--json` prints the same as JSON (docs/json/explain.v1.schema.json). To look at\n" +
 	"the database in the middle of the order, `interleave replay DIR ARTIFACT\n" +
 	"--pause-at N` stops after step N with every session open and prints a `psql`\n" +

@@ -138,3 +138,18 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("advice %q", got)
 	}
 }
+
+func TestTarget(t *testing.T) {
+	for sql, want := range map[string]string{
+		"UPDATE accounts SET balance = 1":       "accounts",
+		"update ONLY public.Accounts set x = 1": "accounts",
+		`INSERT INTO "Orders" (id) VALUES (1)`:  "Orders",
+		"DELETE FROM t WHERE id = 1":            "t",
+		"SELECT 1":                              "",
+		"WITH x AS (DELETE FROM t) SELECT 1":    "",
+	} {
+		if got := Target(sql); got != want {
+			t.Errorf("Target(%q) = %q, want %q", sql, got, want)
+		}
+	}
+}

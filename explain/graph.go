@@ -62,17 +62,26 @@ func committed(t *Transaction) bool {
 // under REPEATABLE READ and SERIALIZABLE when the transaction's first
 // statement after BEGIN started.
 func snapshotOf(t *Transaction, c *Command, a Access) int64 {
+	at, _ := snapshotAt(t, c, a)
+	return at
+}
+
+// snapshotAt is snapshotOf and the step that took the snapshot.
+func snapshotAt(t *Transaction, c *Command, a Access) (int64, int) {
 	if t.Isolation == "repeatable read" || t.Isolation == "serializable" {
 		for _, d := range t.cmds {
 			if d.Kind == KindDML {
-				return d.Start
+				if d.PreparedStep > 0 || d.Prepared > 0 {
+					return d.Prepared, d.PreparedStep
+				}
+				return d.Start, d.Step
 			}
 		}
 	}
 	if a.Locked {
-		return c.End
+		return c.End, c.Step
 	}
-	return c.Start
+	return c.Start, c.Step
 }
 
 // commitTime is when the transaction's writes became visible.
@@ -107,7 +116,9 @@ func between(ti, tj *Transaction) []Edge {
 		for _, b := range tj.cmds {
 			for _, wa := range a.Writes {
 				for _, wb := range b.Writes {
-					if Overlap(wa, wb) && a.End < b.End {
+					// An insert creates rows, it overwrites none; an indirect
+					// write names no rows.
+					if Overlap(wa, wb) && a.End < b.End && !wb.Insert && !wa.Indirect && !wb.Indirect {
 						out = append(out, Edge{From: ti.ID, To: tj.ID, Kind: WW, Relation: wa.Relation, Key: keyText(wa, wb), FromStep: a.Step, ToStep: b.Step, Insert: wb.Insert})
 					}
 				}
@@ -119,8 +130,12 @@ func between(ti, tj *Transaction) []Edge {
 			}
 			for _, ra := range a.Reads {
 				for _, wb := range b.Writes {
-					if Overlap(ra, wb) && snapshotOf(ti, a, ra) < cjEnd {
-						out = append(out, Edge{From: ti.ID, To: tj.ID, Kind: RW, Relation: ra.Relation, Key: keyText(ra, wb), FromStep: a.Step, ToStep: b.Step, CommitStep: cjStep, Insert: wb.Insert, Predicate: len(ra.Key) == 0})
+					if at, step := snapshotAt(ti, a, ra); Overlap(ra, wb) && at < cjEnd {
+						e := Edge{From: ti.ID, To: tj.ID, Kind: RW, Relation: ra.Relation, Key: keyText(ra, wb), FromStep: a.Step, ToStep: b.Step, CommitStep: cjStep, Insert: wb.Insert, Predicate: len(ra.Key) == 0}
+						if step != a.Step {
+							e.SnapshotStep = step
+						}
+						out = append(out, e)
 					}
 				}
 			}

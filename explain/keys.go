@@ -277,3 +277,28 @@ func keyText(a, b Access) string {
 	sortStrings(parts)
 	return strings.Join(parts, ",")
 }
+
+// Target is the relation a DML statement names as the one it writes
+// (UPDATE t, INSERT INTO t, DELETE FROM t, MERGE INTO t), unqualified and
+// folded as PostgreSQL folds names; "" for any other statement.
+func Target(sql string) string {
+	ts := tokens(sql)
+	if len(ts) < 2 {
+		return ""
+	}
+	i := 1
+	switch strings.ToLower(ts[0]) {
+	case "update":
+	case "insert", "delete", "merge":
+		i = 2 // after INTO or FROM
+	default:
+		return ""
+	}
+	if i < len(ts) && strings.EqualFold(ts[i], "only") {
+		i++
+	}
+	if i >= len(ts) {
+		return ""
+	}
+	return column(ts[i])
+}

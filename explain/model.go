@@ -33,6 +33,11 @@ type Access struct {
 	// COMMITTED it sees the latest committed row when it completes, not the
 	// snapshot its statement started with.
 	Locked bool `json:"locked,omitempty"`
+	// Indirect: a relation the statement does not name as its target but
+	// may write through a trigger, a rule or a foreign key's action. It
+	// counts for reads that depend on it, not as an overwrite (a ww edge):
+	// the footprint says it may be written, not which rows.
+	Indirect bool `json:"indirect,omitempty"`
 }
 
 // Command is one executed release unit of the failing order.
@@ -53,6 +58,12 @@ type Command struct {
 	// lock takes effect at End.
 	Start int64 `json:"startUs"`
 	End   int64 `json:"endUs"`
+	// Prepared is when its statement was prepared (Parse, Describe) in a
+	// unit of its own, and PreparedStep that unit's step (-1: none). A
+	// REPEATABLE READ or SERIALIZABLE transaction takes its snapshot when
+	// its first statement is prepared.
+	Prepared     int64 `json:"preparedUs,omitempty"`
+	PreparedStep int   `json:"preparedStep,omitempty"`
 	// SQLState is PostgreSQL's error code when it failed.
 	SQLState string `json:"sqlstate,omitempty"`
 	// TxStatus is the session's transaction state after it: I, T or E.
@@ -95,10 +106,13 @@ type Edge struct {
 	Key string `json:"key,omitempty"`
 	// FromStep and ToStep are the dependent commands. For RW, ToStep is the
 	// write, and CommitStep the writer's commit, which came after the read.
-	FromStep   int  `json:"fromStep"`
-	ToStep     int  `json:"toStep"`
-	CommitStep int  `json:"commitStep,omitempty"`
-	Insert     bool `json:"insert,omitempty"`
+	FromStep   int `json:"fromStep"`
+	ToStep     int `json:"toStep"`
+	CommitStep int `json:"commitStep,omitempty"`
+	// SnapshotStep: rw under REPEATABLE READ or SERIALIZABLE, the step at
+	// which the reader's transaction took the snapshot it read from.
+	SnapshotStep int  `json:"snapshotStep,omitempty"`
+	Insert       bool `json:"insert,omitempty"`
 	// Predicate: the read named no row (a scan or a predicate).
 	Predicate bool `json:"predicate,omitempty"`
 }
@@ -165,7 +179,10 @@ const (
 	FixRepeatableRead = "repeatable-read"
 	FixSerializable   = "serializable"
 	FixLocking        = "locking"
-	FixUnknown        = "unknown"
+	// FixRetry: the failure is PostgreSQL aborting a transaction (40P01,
+	// 40001) that the code did not retry.
+	FixRetry   = "retry"
+	FixUnknown = "unknown"
 )
 
 // Fix is the class of fix the level runs show.
