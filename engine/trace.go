@@ -170,11 +170,15 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 			if u.Prepare {
 				// Parse and Bind analyse the statement with the
 				// transaction's snapshot: in REPEATABLE READ and
-				// SERIALIZABLE the first one takes it.
+				// SERIALIZABLE the first one takes it. A statement not
+				// understood (global: a SELECT of a writing function, say)
+				// is analysed like any query, so it takes it too (generated
+				// seed 41058): only what is known to be a utility command
+				// (session, BEGIN, COMMIT, ROLLBACK) does not.
 				var stmts []footprint.Statement
 				for _, sql := range d.SQL {
 					for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
-						if s.Kind == footprint.DML {
+						if s.Kind == footprint.DML || s.Kind == footprint.Global {
 							stmts = append(stmts, footprint.Statement{Kind: footprint.DML})
 						}
 						// Planning a statement locks what it names until
