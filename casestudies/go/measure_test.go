@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ var (
 	trials  = flag.Int("gostudies.trials", 100, "with -gostudies.measure: trials of ordinary concurrency and of the start barrier")
 	sweep   = flag.Int("gostudies.sweep", 50, "with -gostudies.measure: schedules of the racy variant explored past the first failure")
 	depth   = flag.Int("gostudies.depth", 2, "with -gostudies.measure: the choice bound of the fixed variant's exhaustive search")
-	only    = flag.String("gostudies.study", "", "with -gostudies.measure: only the study of this package directory (gooseup, migrateversiontable, gormfirstorcreate, ternversiontable)")
+	parts   = flag.String("gostudies.parts", "interleave,goroutines,barrier,isolation", "with -gostudies.measure: which measurements to run")
+	only    = flag.String("gostudies.study", "", "with -gostudies.measure: only the studies of these package directories, comma-separated (gooseup, migrateversiontable, gormfirstorcreate, ternversiontable)")
 )
 
 // studies are every Go case study with the directory of its isolation
@@ -58,29 +60,20 @@ func TestMeasure(t *testing.T) {
 		t.Logf(format, args...)
 	}
 	for _, s := range studies {
-		if *only != "" && s.dir != *only {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.dir) {
 			continue
 		}
 		st := s.study
 		row("\n### %s (%s)\n", st.Name, st.Module)
 		row("| measurement | %s (racy) | %s (safe) |", st.Racy.Label, st.Fixed.Label)
 		row("|---|---|---|")
-		first, err := m.Explore(ctx, st, st.Racy, 100, 0, false)
-		if err != nil {
-			t.Fatal(err)
+		if part("interleave") {
+			exploreRows(t, m, st, row)
 		}
-		fixed, err := m.Explore(ctx, st, st.Fixed, 2000, *depth, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		row("| Interleave: first failure | attempt %d of budget 100 (%.1f s), exit %d | none: exit %d, %s after %d attempts (%.1f s), every order of up to %d choices (%d longer orders not run) |",
-			first.FirstFailure, first.Elapsed.Seconds(), first.ExitCode, fixed.ExitCode, fixed.Stop, fixed.Attempted, fixed.Elapsed.Seconds(), *depth, fixed.PrunedByDepth)
-		swept, err := m.Explore(ctx, st, st.Racy, *sweep, 0, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		row("| Interleave: violations among explored schedules | %d of %d | 0 of %d |", swept.Failures, swept.Attempted, fixed.Attempted)
 		for _, start := range []gostudies.Start{gostudies.Goroutines, gostudies.Barrier} {
+			if !part(start.String()) {
+				continue
+			}
 			var cells []string
 			for _, v := range st.Variants() {
 				b, err := m.Baseline(ctx, v, *trials, start)
@@ -91,6 +84,9 @@ func TestMeasure(t *testing.T) {
 			}
 			row("| %s, no Interleave | %s | %s |", startName(start), cells[0], cells[1])
 		}
+		if !part("isolation") {
+			continue
+		}
 		var cells []string
 		for _, kind := range []string{"racy", "fixed"} {
 			iso, err := gostudies.RunIsolation(ctx, tester, server, filepath.Join(s.dir, "isolation", kind+".spec"))
@@ -100,9 +96,40 @@ func TestMeasure(t *testing.T) {
 			cells = append(cells, fmt.Sprintf("%d of %d permutations with an error%s", iso.WithError, iso.Permutations, messages(iso.Errors)))
 		}
 		row("| isolation tester, SQL transcribed (`%s/isolation/*.spec`) | %s | %s |", s.dir, cells[0], cells[1])
-		row("\nFirst failing order (racy):\n\n```\n%s\n```", strings.Join(first.Order, "\n"))
 	}
 	t.Log(report.String())
+}
+
+func part(name string) bool {
+	for _, p := range strings.Split(*parts, ",") {
+		if strings.TrimSpace(p) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// exploreRows are Interleave's rows: the first failure of the racy
+// variant, the exhaustive search of the fixed one, and a sweep of the racy
+// variant past its first failure.
+func exploreRows(t *testing.T, m *gostudies.Measurer, st *gostudies.Study, row func(string, ...any)) {
+	ctx := ctxFor(t, time.Hour)
+	first, err := m.Explore(ctx, st, st.Racy, 100, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := m.Explore(ctx, st, st.Fixed, 2000, *depth, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row("| Interleave: first failure | attempt %d of budget 100 (%.1f s), exit %d | %s (exit %d), %s after %d attempts (%.1f s), orders of up to %d choices (%d longer orders not run)%s |",
+		first.FirstFailure, first.Elapsed.Seconds(), first.ExitCode, fixed.Outcome, fixed.ExitCode, fixed.Stop, fixed.Attempted, fixed.Elapsed.Seconds(), *depth, fixed.PrunedByDepth, messages(map[string]int{fixed.Message: 1}))
+	swept, err := m.Explore(ctx, st, st.Racy, *sweep, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row("| Interleave: violations among explored schedules | %d of %d | %d of %d |", swept.Failures, swept.Attempted, fixed.Failures, fixed.Attempted)
+	row("\nFirst failing order (racy):\n\n```\n%s\n```", strings.Join(first.Order, "\n"))
 }
 
 func startName(s gostudies.Start) string {
