@@ -57,7 +57,9 @@ const docIntro = "# Explaining a failure\n\n" +
 	"   deadlock, 40P01, or a 40001 the code did not retry) the fix class is `retry`.\n" +
 	"   When the recorded order no longer fails as recorded (changed code, or a\n" +
 	"   recording with overlapping pairs), no pair and no level is claimed.\n\n" +
-	"`--json` prints the same as JSON (docs/json/explain.v1.schema.json). To look at\n" +
+	"`--json` prints the same as JSON (docs/json/explain.v1.schema.json), `--out FILE`\n" +
+	"also writes it, and `--report FILE.html` writes the artifact's report with the\n" +
+	"explanation and its cycle drawn over the lanes ([report-cycle.png](report-cycle.png)). To look at\n" +
 	"the database in the middle of the order, `interleave replay DIR ARTIFACT\n" +
 	"--pause-at N` stops after step N with every session open and prints a `psql`\n" +
 	"command for the attempt's database and each actor's backend pid and transaction\n" +

@@ -23,7 +23,7 @@ var explainFlags = []flagDef{
 
 // pauseFlags are replay's --pause-at.
 var pauseFlags = []flagDef{
-	{"pause-at", "stop after step N with every session open, print how to look (psql, each actor's backend pid and transaction state), and wait for Enter (-1: no pause)", intFlag(func(s *settings) *int { return &s.pauseAt }), ""},
+	{"pause-at", "stop after step N with every session open, print how to look (psql, each actor's backend pid and transaction state), and wait for Enter (-1: no pause)", intFlag(func(s *settings) *int { return &s.pauseAt }), "ReplayOptions.PauseAt"},
 }
 
 // explainArtifact is `explain ARTIFACT`: what went wrong in the recorded
