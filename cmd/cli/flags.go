@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +88,25 @@ var attemptFlags = []flagDef{
 	{"settle", "quiet time that ends a multi-producer actor's turn (0: 5ms)", durFlag(func(s *settings) *time.Duration { return &s.opts.Proxy.Settle }), "Proxy.Settle"},
 	{"attempt-timeout", "deadline for one attempt; a hang becomes inconclusive", durFlag(func(s *settings) *time.Duration { return &s.opts.AttemptTimeout }), "AttemptTimeout"},
 	{"capture", "keep the byte-exact wire capture of: failures, all, off", valueFlag(func(s *settings) flag.Value { return &s.opts.Capture.Mode }), "Capture.Mode"},
+	{"secret-env", "the name of an environment variable whose value is a secret to mask in everything kept and shown, like the server's password (repeat for several; the value never appears on the command line)", valueFlag(func(s *settings) flag.Value { return (*secretEnv)(&s.opts.Capture.Secrets) }), "Capture.Secrets"},
+}
+
+// secretEnv adds the value of a named environment variable to the
+// secrets: a value given on the command line would show in ps.
+type secretEnv []string
+
+func (e *secretEnv) String() string { return "" }
+
+func (e *secretEnv) Set(name string) error {
+	v, ok := os.LookupEnv(name)
+	switch {
+	case !ok:
+		return fmt.Errorf("the environment variable %s is not set", name)
+	case v == "":
+		return fmt.Errorf("the environment variable %s is empty", name)
+	}
+	*e = append(*e, v)
+	return nil
 }
 
 var outputFlags = []flagDef{

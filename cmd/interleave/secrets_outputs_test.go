@@ -133,7 +133,9 @@ func TestSecretsAppearInNoBundle(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	const setupLit, actorLit = "SetupLiteral-555", "ActorLiteral-777"
+	// envToken is configured by name (--secret-env APP_TOKEN) and reaches
+	// the server in bob's SQL text.
+	const setupLit, actorLit, envToken = "SetupLiteral-555", "ActorLiteral-777", "EnvToken-31337"
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "s.yaml")
 	yaml := `name: secrets
@@ -153,7 +155,7 @@ actors:
         psql -Xq -c "ALTER ROLE secrets_app PASSWORD '` + actorLit + `' x" 2>&1
         true
   - name: bob
-    command: [sh, -c, 'psql -XAt -c "SELECT n FROM counter"']
+    command: [sh, -c, 'psql -XAt -c "SELECT n FROM counter WHERE length(''$APP_TOKEN'') > 0"']
 invariant:
   sql:
     - query: SELECT n FROM counter WHERE id = 1
@@ -166,12 +168,12 @@ invariant:
 	run := func(args ...string) string {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TEST_DATABASE_URL=")
+		cmd.Env = append(os.Environ(), "TEST_DATABASE_URL=", "APP_TOKEN="+envToken)
 		out, _ := cmd.CombinedOutput()
 		return string(out)
 	}
 	art, bundle := filepath.Join(dir, "f.json"), filepath.Join(dir, "bundle")
-	out := run("run", scenario, "--workers", "1", "--out", art)
+	out := run("run", scenario, "--workers", "1", "--secret-env", "APP_TOKEN", "--out", art)
 	if _, err := os.Stat(art); err != nil {
 		t.Fatalf("no artifact: %v\n%s", err, out)
 	}
@@ -179,6 +181,12 @@ invariant:
 	out += run("export", scenario, art, "--out", bundle)
 	if !strings.Contains(out, "ALTER ROLE secrets_app PASSWORD '"+strings.Repeat("*", len(actorLit))+"'") {
 		t.Errorf("the trace does not show the masked literal:\n%s", out)
+	}
+	if !strings.Contains(out, "length('"+strings.Repeat("*", len(envToken))+"')") {
+		t.Errorf("the trace does not show the masked --secret-env value:\n%s", out)
+	}
+	if o := run("run", scenario, "--secret-env", "INTERLEAVE_TEST_UNSET_SECRET"); !strings.Contains(o, "INTERLEAVE_TEST_UNSET_SECRET is not set") {
+		t.Errorf("--secret-env of an unset variable:\n%s", o)
 	}
 	files := 0
 	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
@@ -196,7 +204,7 @@ invariant:
 			}
 			return nil
 		}
-		for _, s := range []string{setupLit, actorLit} {
+		for _, s := range []string{setupLit, actorLit, envToken} {
 			if bytes.Contains(b, []byte(s)) {
 				t.Errorf("%s holds the secret %q", p, s)
 			}
@@ -209,7 +217,7 @@ invariant:
 	if _, err := os.Stat(filepath.Join(bundle, "artifact.json")); err != nil || files < 6 {
 		t.Fatalf("the bundle was not written (%d files looked at): %v\n%s", files, err, out)
 	}
-	for _, s := range []string{setupLit, actorLit} {
+	for _, s := range []string{setupLit, actorLit, envToken} {
 		if strings.Contains(out, s) {
 			t.Errorf("the commands' output holds the secret %q:\n%s", s, out)
 		}
