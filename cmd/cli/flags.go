@@ -98,15 +98,25 @@ type secretEnv []string
 func (e *secretEnv) String() string { return "" }
 
 func (e *secretEnv) Set(name string) error {
-	v, ok := os.LookupEnv(name)
-	switch {
-	case !ok:
-		return fmt.Errorf("the environment variable %s is not set", name)
-	case v == "":
-		return fmt.Errorf("the environment variable %s is empty", name)
+	v, err := SecretFromEnv(name)
+	if err != nil {
+		return err
 	}
 	*e = append(*e, v)
 	return nil
+}
+
+// SecretFromEnv is the secret --secret-env NAME names: the value of the
+// environment variable, which must be set and not empty.
+func SecretFromEnv(name string) (string, error) {
+	v, ok := os.LookupEnv(name)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("the environment variable %s is not set", name)
+	case v == "":
+		return "", fmt.Errorf("the environment variable %s is empty", name)
+	}
+	return v, nil
 }
 
 var outputFlags = []flagDef{

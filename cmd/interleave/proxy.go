@@ -19,6 +19,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/capture/pcapng"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/netproxy"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type proxyOptions struct {
 	budget, memoryBudget         string
 	maxMessage                   int
 	startupTimeout, idleTimeout  time.Duration
+	secretEnvs                   []string
 }
 
 // proxyCommand runs a transparent recording proxy in front of any
@@ -94,6 +96,7 @@ plain text (an SSLRequest is answered N).`,
 	f.StringVar(&o.memoryBudget, "memory-budget", "1GiB", "most bytes of client messages the proxy buffers for all connections together (B, KiB, MiB, GiB)")
 	f.DurationVar(&o.startupTimeout, "startup-timeout", netproxy.DefaultStartupTimeout, "close a connection that has not finished start-up and authentication within this time")
 	f.DurationVar(&o.idleTimeout, "idle-timeout", 0, "close a connection through which nothing moved for this long (0: never)")
+	f.StringArrayVar(&o.secretEnvs, "secret-env", nil, "the name of an environment variable whose value is a secret to mask in the capture (repeat for several)")
 	f.BoolVar(&o.asJSON, "json", false, "when the proxy stops, print what it recorded and wrote as JSON (progress stays on stderr)")
 	_ = cmd.MarkFlagRequired("upstream")
 	return cmd
@@ -101,6 +104,14 @@ plain text (an SSLRequest is answered N).`,
 
 func runProxy(cmd *cobra.Command, o proxyOptions) error {
 	stderr := cmd.ErrOrStderr()
+	var secrets []string
+	for _, name := range o.secretEnvs {
+		v, err := cli.SecretFromEnv(name)
+		if err != nil {
+			return &cli.UsageError{Msg: "--secret-env: " + err.Error(), Usage: cmd.UseLine()}
+		}
+		secrets = append(secrets, v)
+	}
 	budget, err := parseByteSize(o.budget)
 	if err != nil {
 		return fmt.Errorf("--capture-budget: %w", err)
@@ -156,7 +167,7 @@ func runProxy(cmd *cobra.Command, o proxyOptions) error {
 		StartupTimeout: o.startupTimeout, IdleTimeout: o.idleTimeout, MaxBuffered: memBudget, OnAcceptError: acceptErrorReporter(stderr)}
 	if recordTo != "" {
 		w, err = capture.NewProxyWriter(recordTo, capture.ProxyHeader{Listen: o.listen, Upstream: ep.Address, UpstreamTLS: ep.TLS != nil},
-			capture.ProxyWriterOptions{Budget: budget, OnDrop: func(d capture.Dropped) {
+			capture.ProxyWriterOptions{Budget: budget, Secrets: secrets, OnDrop: func(d capture.Dropped) {
 				fmt.Fprintf(stderr, "interleave proxy: %s; from now on nothing more is recorded (the proxy keeps forwarding), and the capture file will say so\n", d.Reason)
 			}})
 		if err != nil {
