@@ -85,8 +85,8 @@ func Name(cycle []Edge, txs []*Transaction) Anomaly {
 		r := rw[0]
 		for _, w := range ww {
 			if w.Relation == r.Relation && w.From == r.To && w.To == r.From {
-				return Anomaly{Name: LostUpdate, Adya: "G-single", Sentence: fmt.Sprintf("%s: %s read %s at step %d, then overwrote it at step %d after %s had written it (step %d) and committed (step %d): %s's update is lost (%s)",
-					LostUpdate, r.From, rowOf(r), r.FromStep, w.ToStep, r.To, r.ToStep, r.CommitStep, r.To, path)}
+				return Anomaly{Name: LostUpdate, Adya: "G-single", Sentence: fmt.Sprintf("%s: %s read %s at step %d and wrote it back at step %d; %s wrote it at step %d and committed at step %d, after that read, so %s's write replaced %s's: %s's update is lost (%s)",
+					LostUpdate, r.From, rowOf(r), r.FromStep, w.ToStep, r.To, r.ToStep, r.CommitStep, r.From, r.To, r.To, path)}
 			}
 		}
 		if r.Insert {
