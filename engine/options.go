@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/pginterleave/interleave/netproxy"
@@ -202,7 +203,7 @@ func (o *Options) validate() error {
 	}
 	s := o.Search
 	if _, err := search.ParseStrategy(string(s.Strategy)); err != nil {
-		return bad("Search.Strategy", "is %q; known: fifo, dfs, random, pct", s.Strategy)
+		return bad("Search.Strategy", "is %q; known: %s", s.Strategy, strings.Join(search.StrategyNames(), ", "))
 	}
 	if _, err := search.ParseOverlap(string(s.Overlap)); err != nil {
 		return bad("Search.Overlap", "is %q; known: none, pairs", s.Overlap)

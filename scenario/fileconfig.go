@@ -7,6 +7,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/search"
 )
 
 // fileConfig is a checked scenario file.
@@ -199,7 +200,7 @@ func (c *fileConfig) decodeOptions(d *decoder, n ast.Node) error {
 		case "reduction":
 			err = set(f, &o.Search.Reduction, "por", "none")
 		case "strategy":
-			err = set(f, &o.Search.Strategy, "fifo", "dfs", "random", "pct")
+			err = set(f, &o.Search.Strategy, search.StrategyNames()...)
 		case "attempt-timeout":
 			dur, err = d.duration(f.value, f.key)
 			o.AttemptTimeout = dur

@@ -1,6 +1,9 @@
 package search
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Strategy names a search strategy. Parse it once at the boundary
 // (ParseStrategy, or Set from a flag); the zero value is FIFO.
@@ -14,15 +17,38 @@ const (
 	PCT    Strategy = "pct"    // probabilistic concurrency testing
 )
 
+// Strategies is every strategy, the default first: the one list that
+// parsing, validation, scenario files and the command line's help read.
+var Strategies = []struct {
+	Strategy Strategy
+	About    string
+}{
+	{FIFO, "fewest choices first"},
+	{DFS, "depth-first over the same tree"},
+	{Random, "a random pending command at each decision"},
+	{PCT, "probabilistic concurrency testing"},
+}
+
+// StrategyNames lists the strategies' names, the default first.
+func StrategyNames() []string {
+	names := make([]string, len(Strategies))
+	for i, s := range Strategies {
+		names[i] = string(s.Strategy)
+	}
+	return names
+}
+
 // ParseStrategy reads a strategy name; "" is FIFO.
 func ParseStrategy(s string) (Strategy, error) {
-	switch Strategy(s) {
-	case "", FIFO:
+	if s == "" {
 		return FIFO, nil
-	case DFS, Random, PCT:
-		return Strategy(s), nil
 	}
-	return "", fmt.Errorf("unknown strategy %q (known: fifo, dfs, random, pct)", s)
+	for _, k := range Strategies {
+		if string(k.Strategy) == s {
+			return k.Strategy, nil
+		}
+	}
+	return "", fmt.Errorf("unknown strategy %q (known: %s)", s, strings.Join(StrategyNames(), ", "))
 }
 
 // Sampled reports whether attempts are drawn at random (random, pct)

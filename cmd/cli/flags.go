@@ -91,6 +91,26 @@ var attemptFlags = []flagDef{
 	{"secret-env", "the name of an environment variable whose value is a secret to mask in everything kept and shown, like the server's password (repeat for several; the value never appears on the command line)", valueFlag(func(s *settings) flag.Value { return (*secretEnv)(&s.opts.Capture.Secrets) }), "Capture.Secrets"},
 }
 
+// strategyHelp lists the strategies for --strategy's help, from the
+// search's one list: "fifo (fewest choices first), dfs, random or pct".
+func strategyHelp() string {
+	var b strings.Builder
+	for i, s := range search.Strategies {
+		switch {
+		case i == 0:
+		case i == len(search.Strategies)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(s.Strategy))
+		if i == 0 {
+			b.WriteString(" (" + s.About + ")")
+		}
+	}
+	return b.String()
+}
+
 // secretEnv adds the value of a named environment variable to the
 // secrets: a value given on the command line would show in ps.
 type secretEnv []string
@@ -132,7 +152,7 @@ var searchFlags = []flagDef{
 	{"max-time", "stop after this long (0: no limit)", durFlag(func(s *settings) *time.Duration { return &s.opts.Search.MaxTime }), "Search.MaxTime"},
 	{"max-depth", "explore only orders with at most this many choices (0: no limit)", intFlag(func(s *settings) *int { return &s.opts.Search.MaxDepth }), "Search.MaxDepth"},
 	{"keep-going", "continue after the first violation", boolFlag(func(s *settings) *bool { return &s.opts.Search.KeepGoing }), "Search.KeepGoing"},
-	{"strategy", "search strategy: fifo (fewest choices first), dfs, random or pct", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Strategy }), "Search.Strategy"},
+	{"strategy", "search strategy: " + strategyHelp(), valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Strategy }), "Search.Strategy"},
 	{"seed", "seed for random and pct (0: drawn, printed and recorded)", int64Flag(func(s *settings) *int64 { return &s.opts.Search.Seed }), "Search.Seed"},
 	{"depth", "pct: the bug depth d (d-1 priority change points; 0: 2)", intFlag(func(s *settings) *int { return &s.opts.Search.Depth }), "Search.Depth"},
 	{"overlap", "pairs: also release two units of different actors together and let PostgreSQL interleave them", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Overlap }), "Search.Overlap"},
