@@ -153,3 +153,45 @@ func TestTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestNoOverwriteByInsertOrIndirectWrite: two inserts of one key, or a
+// write through a foreign key's action, make no ww edge.
+func TestNoOverwriteByInsertOrIndirectWrite(t *testing.T) {
+	ins := []Access{{Relation: "public.orders", Key: map[string]string{"product": "1"}, Insert: true}}
+	ind := []Access{{Relation: "public.orders", Indirect: true, Locked: true}}
+	cmds := []Command{
+		cmd(0, "a", "INSERT", KindDML, "I", nil, ins),
+		cmd(1, "b", "INSERT", KindDML, "I", nil, ins),
+		cmd(2, "c", "UPDATE products", KindDML, "I", nil, ind),
+	}
+	for _, e := range Dependencies(Transactions(cmds, "")) {
+		if e.Kind == WW {
+			t.Errorf("a ww edge %+v", e)
+		}
+	}
+}
+
+// TestRepeatableReadSnapshotAtPreparation: a REPEATABLE READ transaction
+// whose first statement was prepared at step 1 read the database as it was
+// then: a commit at step 2 is not seen by its read at step 3 (rw), and the
+// edge names the step of the snapshot.
+func TestRepeatableReadSnapshotAtPreparation(t *testing.T) {
+	read := cmd(3, "r", "SELECT", KindDML, "T", row("public.t", "id", "1"), nil)
+	read.Prepared, read.PreparedStep = 10, 1
+	cmds := []Command{
+		{Step: 0, Actor: "r", SQL: "BEGIN ISOLATION LEVEL REPEATABLE READ", Kind: KindBegin, Isolation: "repeatable read", Start: 0, End: 1, TxStatus: "T"},
+		cmd(2, "w", "UPDATE", KindDML, "I", nil, row("public.t", "id", "1")),
+		read,
+		cmd(4, "r", "COMMIT", KindCommit, "I", nil, nil),
+	}
+	edges := Dependencies(Transactions(cmds, ""))
+	if len(edges) != 1 || edges[0].Kind != RW || edges[0].SnapshotStep != 1 {
+		t.Fatalf("edges %+v; want one rw from the snapshot at step 1", edges)
+	}
+	// At READ COMMITTED the same read sees the commit: wr.
+	cmds[0].Isolation = ""
+	edges = Dependencies(Transactions(cmds, ""))
+	if len(edges) != 1 || edges[0].Kind != WR {
+		t.Fatalf("edges %+v; want one wr at READ COMMITTED", edges)
+	}
+}
