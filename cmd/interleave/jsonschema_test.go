@@ -75,7 +75,7 @@ func validate(t *testing.T, schema, out, what string) {
 // schemaVersion and forbids fields it does not describe.
 func TestSchemasCompile(t *testing.T) {
 	s := loadSchemas(t)
-	want := []string{"clean", "doctor", "error", "export", "init", "minimize", "postgres-install", "replay", "report", "summary", "trace", "version"}
+	want := []string{"clean", "doctor", "error", "explain", "export", "init", "minimize", "postgres-install", "replay", "report", "summary", "trace", "version"}
 	for _, n := range want {
 		if s[n] == nil {
 			t.Errorf("missing docs/json/%s.v1.schema.json", n)
