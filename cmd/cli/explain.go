@@ -15,7 +15,7 @@ import (
 
 // explainFlags are explain's own: the JSON output and the scenario to use.
 var explainFlags = []flagDef{
-	{"json", "print the explanation as JSON on stdout (docs/json/explain.schema.json; errors too)", boolFlag(func(s *settings) *bool { return &s.json }), ""},
+	{"json", "print the explanation as JSON on stdout (docs/json/explain.v1.schema.json; errors too)", boolFlag(func(s *settings) *bool { return &s.json }), ""},
 	{"out", "also write the explanation as JSON to this file", strFlag(func(s *settings) *string { return &s.opts.Output.Out }), ""},
 	{"report", "also write the HTML report of the artifact with the explanation and its cycle drawn over the lanes to this file", strFlag(func(s *settings) *string { return &s.explainHTML }), ""},
 	{"max-reversals", "reversals of two dependent commands run to find the critical pair (0: 6)", intFlag(func(s *settings) *int { return &s.maxReversals }), ""},
