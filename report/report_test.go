@@ -66,6 +66,18 @@ func sample() *artifact.Artifact {
 	}
 }
 
+// TestSampleFile keeps testdata/sample.json, the artifact the browser
+// tests (report/browsertest, a package of their own so that chromedp stays
+// out of the module graph of programs that import report) open, equal to
+// sample().
+func TestSampleFile(t *testing.T) {
+	b, err := artifact.Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/sample.json", b)
+}
+
 func render(t *testing.T, a *artifact.Artifact, o report.Options) string {
 	t.Helper()
 	var buf bytes.Buffer

@@ -142,7 +142,7 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 		zips, mods := downloaded(t, filepath.Join(tmp, "modcache-tidy", "cache", "download"))
 		t.Logf("go mod tidy of a fresh scaffold downloaded %d module zips and %d go.mod files: %s", len(zips), len(mods), strings.Join(zips, " "))
 		for _, m := range append(zips, mods...) {
-			for _, heavy := range []string{"github.com/docker/", "go.opentelemetry.io/", "github.com/containerd/", "github.com/moby/", "github.com/opencontainers/"} {
+			for _, heavy := range []string{"github.com/docker/", "go.opentelemetry.io/", "github.com/containerd/", "github.com/moby/", "github.com/opencontainers/", "github.com/chromedp/"} {
 				if strings.HasPrefix(m, heavy) {
 					t.Errorf("go mod tidy of the scaffold downloaded %s, which a scenario's build does not need", m)
 				}

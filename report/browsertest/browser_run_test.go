@@ -1,4 +1,4 @@
-package report_test
+package browsertest_test
 
 import (
 	"bytes"
@@ -147,7 +147,7 @@ func TestReportInChromium(t *testing.T) {
 	// in the inspector. The committed one in docs/ changes only with -update.
 	shot := tb.screenshot("report.png")
 	if golden.Updating() {
-		if err := os.WriteFile(filepath.Join("..", "docs", "report-screenshot.png"), shot, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "report-screenshot.png"), shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

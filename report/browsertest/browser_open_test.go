@@ -1,4 +1,4 @@
-package report_test
+package browsertest_test
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestOpenAnotherArtifactInChromium(t *testing.T) {
 	tb := newTab(t)
 	dir := t.TempDir()
 	pageURL := tb.load(writePage(t, dir, "sample.html", sample(), report.Options{}))
-	counterJSON, err := os.ReadFile(filepath.Join("testdata", "counter-failure.json"))
+	counterJSON, err := os.ReadFile(filepath.Join("..", "testdata", "counter-failure.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestOpenAnotherArtifactInChromium(t *testing.T) {
 	checkCounts(tb, counter)
 	var facts []string
 	tb.eval(`[...document.querySelectorAll('#facts li')].map((li) => li.textContent)`, &facts)
-	golden.Check(t, "testdata/counter-facts.golden", []byte(strings.Join(facts, "\n")+"\n"))
+	golden.Check(t, "../testdata/counter-facts.golden", []byte(strings.Join(facts, "\n")+"\n"))
 	// The issue's case: the step that loses the update (bob's UPDATE, step
 	// 7 of 8) is in view at 1280 px, without scrolling.
 	checkFailingInView(tb, "bob 0.3", true)

@@ -1,4 +1,4 @@
-package report_test
+package browsertest_test
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package report_test
+package browsertest_test
 
 import (
 	"bytes"
@@ -306,3 +306,18 @@ func cliCounts(a *artifact.Artifact) string {
 	}
 	return fmt.Sprintf("Recorded release units: %d; actor switches: %d.", c.Executing, c.Switches)
 }
+
+// sample is the report package's sample artifact (its TestSampleFile keeps
+// ../testdata/sample.json equal to it).
+func sample() *artifact.Artifact {
+	a, err := artifact.Read(filepath.Join("..", "testdata", "sample.json"))
+	if err != nil {
+		panic(fmt.Sprintf("the report's sample artifact: %v", err))
+	}
+	return a
+}
+
+// hostile is the SQL of the sample's unit bob#0 (report_test.go's
+// constant): text that would end the page's script if it were not
+// escaped.
+const hostile = "SELECT '</script><script>alert(1)</script>'"

@@ -1,4 +1,4 @@
-package report_test
+package browsertest_test
 
 import (
 	"context"
@@ -130,7 +130,7 @@ func TestReportDrawsTheCycle(t *testing.T) {
 	tb.clean("file://" + file)
 	shot := tb.screenshot("report-cycle.png")
 	if golden.Updating() {
-		if err := os.WriteFile(filepath.Join("..", "docs", "report-cycle.png"), shot, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "report-cycle.png"), shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
