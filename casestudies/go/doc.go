@@ -9,7 +9,9 @@
 //     without its advisory lock (issue #55) against v4.18.3 (PR #150);
 //   - gormfirstorcreate: gorm.io/gorm v1.31.1 FirstOrCreate, a SELECT then
 //     an INSERT (issues #5803 and #6253), against Create with ON CONFLICT
-//     DO NOTHING followed by First.
+//     DO NOTHING followed by First;
+//   - ternversiontable: jackc/tern v1.9.1 creates its version table
+//     outside the advisory lock (issue #19), against tern/v2 v2.3.4.
 //
 // This is a Go module of its own (its go.mod replaces the interleave
 // module with ../..) so that the libraries studied never enter the
@@ -17,6 +19,6 @@
 // ordinary interleave.Actor functions; this package holds what they share:
 // the Study record and the measurements of docs/case-studies.md.
 //
-//	cd casestudies/go && go test ./... -run TestGooseUp          # CI
-//	cd casestudies/go && go test . -run TestMeasure -gostudies.measure -v -timeout 2h
+//	cd casestudies/go && go test -count=1 ./...   # every study (CI)
+//	cd casestudies/go && go test -count=1 . -run TestMeasure -gostudies.measure -v -timeout 2h
 package gostudies

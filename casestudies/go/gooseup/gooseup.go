@@ -3,7 +3,7 @@
 // before either applies the new migration, both apply it, and the second
 // fails ("relation \"widgets\" already exists"). The maintainers answered
 // that goose is meant to run as a singleton; issue #335 asked for a lock,
-// and the Provider API (goose v3.16.0 and later) takes one with
+// and goose's Provider API takes one with
 // WithSessionLocker(lock.NewPostgresSessionLocker()).
 package gooseup
 

@@ -5,9 +5,10 @@
 // the second CREATE TABLE fails ("relation already exists", or a duplicate
 // key in pg_type_typname_nsp_index when both run at once). PR #150 ("Make
 // ensureVersionTable atomic", 2019) takes pg_advisory_lock around the
-// check and the CREATE. The racy variant is the last v3 release,
-// v3.5.4 (github.com/golang-migrate/migrate, no go.mod: +incompatible);
-// the fixed one v4.18.3.
+// check and the CREATE. The racy variant is v3.5.4, the highest v3 release
+// the module proxy lists (github.com/golang-migrate/migrate, no go.mod:
+// +incompatible), whose ensureVersionTable has no lock; the fixed one
+// v4.18.3.
 package migrateversiontable
 
 import (
