@@ -7,6 +7,7 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/report"
 	"github.com/pginterleave/interleave/search"
 )
 
@@ -76,6 +77,9 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 	printCut(w, r.Artifact)
 	if r.Saved != "" {
 		fmt.Fprintf(w, "Saved %s\n", oneLine(r.Saved))
+		if a := r.Artifact; a != nil && r.Outcome.Failed() && a.Scenario.Program != "" {
+			fmt.Fprintf(w, "Why, and what would fix it: interleave explain %s %s\n", oneLine(report.ShellQuote(a.Scenario.Program)), oneLine(report.ShellQuote(r.Saved)))
+		}
 	}
 }
 
