@@ -2,8 +2,8 @@
 // thread safe") and #6253 ("FirstOrCreate is not atomic"): two requests
 // call FirstOrCreate for the same tag; both SELECT and find nothing, both
 // INSERT, and the second INSERT fails on the unique index (23505). The
-// maintainers answered that composite APIs are not atomic and pointed to
-// OnConflict. The safe variant, at the same release, is Create with
+// replies (by a631807682) say that composite APIs are not atomic, and
+// #5803's points to OnConflict. The safe variant, at the same release, is Create with
 // clause.OnConflict{DoNothing: true} followed by First: the INSERT itself
 // decides, and the loser reads the winner's row.
 package gormfirstorcreate
@@ -36,7 +36,7 @@ var Study = &gostudies.Study{
 	Name:   "gorm-first-or-create",
 	Module: "gorm.io/gorm v1.31.1, gorm.io/driver/postgres v1.6.0",
 	Upstream: []string{
-		"https://github.com/go-gorm/gorm/issues/5803: \"FirstOrCreate is not thread safe\": concurrent calls for the same object fail with a unique constraint error; the maintainer answers that the operation is not atomic and suggests OnConflict",
+		"https://github.com/go-gorm/gorm/issues/5803: \"FirstOrCreate is not thread safe\": concurrent calls for the same object fail with a unique constraint error; the reply (a631807682) says the operation is not atomic and points to OnConflict",
 		"https://github.com/go-gorm/gorm/issues/6253: \"FirstOrCreate is not atomic\" (playground PR go-gorm/playground#590): the same; \"All composite APIs are not atomic\"",
 	},
 	Racy:    gostudies.Variant{Label: "Where(...).FirstOrCreate", Scenario: scenario("gorm-first-or-create-racy", firstOrCreate)},
