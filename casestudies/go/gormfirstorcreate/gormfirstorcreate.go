@@ -3,9 +3,9 @@
 // call FirstOrCreate for the same tag; both SELECT and find nothing, both
 // INSERT, and the second INSERT fails on the unique index (23505). The
 // replies (by a631807682) say that composite APIs are not atomic, and
-// #5803's points to OnConflict. The safe variant, at the same release, is Create with
-// clause.OnConflict{DoNothing: true} followed by First: the INSERT itself
-// decides, and the loser reads the winner's row.
+// #5803's points to OnConflict. The safe variant, at the same release, is
+// Create with clause.OnConflict{DoNothing: true} followed by First: the
+// INSERT itself decides, and the loser reads the winner's row.
 package gormfirstorcreate
 
 import (
