@@ -291,7 +291,7 @@ func (m *Measurer) Baseline(ctx context.Context, c *Case, v Version, trials int)
 		return nil, err
 	}
 	defer m.Server.DropDatabase(context.Background(), db)
-	direct, err := directURL(m.Server, db)
+	direct, err := DirectURL(m.Server, db)
 	if err != nil {
 		return nil, err
 	}
@@ -323,9 +323,9 @@ func (m *Measurer) Baseline(ctx context.Context, c *Case, v Version, trials int)
 	return b, nil
 }
 
-// directURL is a TCP connection string to db on the server itself, as the
+// DirectURL is a TCP connection string to db on the server itself, as the
 // actors' proxies would reach it.
-func directURL(s pgserver.Server, db string) (string, error) {
+func DirectURL(s pgserver.Server, db string) (string, error) {
 	u, err := url.Parse(s.ConnString(db))
 	if err != nil {
 		return "", err

@@ -3,7 +3,6 @@ package gostudies
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/casestudies"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
 )
@@ -207,25 +207,5 @@ func runActors(ctx context.Context, actors []interleave.Actor, connString string
 }
 
 // DirectURL is a TCP connection string to db on the server itself, as the
-// actors' proxies would reach it.
-func DirectURL(s pgserver.Server, db string) (string, error) {
-	u, err := url.Parse(s.ConnString(db))
-	if err != nil {
-		return "", err
-	}
-	port := u.Query().Get("port")
-	if port == "" {
-		port = u.Port()
-	}
-	host := u.Hostname()
-	if host == "" || strings.HasPrefix(u.Query().Get("host"), "/") {
-		host = "127.0.0.1"
-	}
-	d := url.URL{Scheme: "postgres", Host: host + ":" + port, Path: "/" + db, RawQuery: "sslmode=disable"}
-	if p := s.Password(); p != "" {
-		d.User = url.UserPassword(s.User(), p)
-	} else {
-		d.User = url.User(s.User())
-	}
-	return d.String(), nil
-}
+// actors' proxies would reach it: the npm studies' own.
+var DirectURL = casestudies.DirectURL
