@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/fixture"
-	"github.com/pginterleave/interleave/internal/poll"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // psql is a command actor: the counter's read and write from a shell script

@@ -14,7 +14,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 	"github.com/pginterleave/interleave/netproxy"
 )
 

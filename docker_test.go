@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/enginestandin"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/enginestandin"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 	"github.com/pginterleave/interleave/pgserver/docker"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/cmd/cli"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 )
 
 // insertIfMissing is the race inside one statement: INSERT ... SELECT ...

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 )
 
 // poolScenario: alice is a request handler with a pgxpool (MaxConns 4)

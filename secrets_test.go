@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )

@@ -10,15 +10,15 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pginterleave/interleave/internal/fixture"
-	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
 )
 
 // buildSlow compiles the long-running scenario program used by signal tests.
 func buildSlow(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "slow")
-	out, err := exec.Command("go", "build", "-o", bin, "./internal/testprog/slow").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "./internal/testkit/testprog/slow").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build the test scenario program: %v\n%s", err, out)
 	}

@@ -6,11 +6,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
-// Counter is the repaired counter (internal/fixture) with the given number
+// Counter is the repaired counter (internal/testkit/fixture) with the given number
 // of actors, named a, b, c, ...: the scenario of the throughput benchmarks
 // (2 actors: 6 orders; 3: 90).
 func Counter(actors int) interleave.Scenario {

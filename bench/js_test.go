@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/jsseed"
+	"github.com/pginterleave/interleave/internal/testkit/jsseed"
 	scenariofile "github.com/pginterleave/interleave/scenario"
 )
 

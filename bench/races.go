@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 )
 
 // Race is a known race pattern with its repair, for the bug-finding
@@ -94,7 +94,7 @@ func Races() []Race {
 	var rs []Race
 
 	// Lost update: read, add in Go, write back (the counter of
-	// internal/fixture).
+	// internal/testkit/fixture).
 	counterInv := fixture.CounterIs(2)
 	rs = append(rs, Race{Name: "lost-update", Story: "two increments read the counter, then write back n+1",
 		Bug: scenario("lost-update", fixture.CounterSetup, counterInv, fixture.Increment(false), fixture.Increment(false)),

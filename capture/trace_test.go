@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
 	"github.com/pginterleave/interleave/netproxy"
 )
 

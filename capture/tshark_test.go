@@ -20,7 +20,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/capture/pcapng"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 

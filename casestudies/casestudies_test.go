@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 

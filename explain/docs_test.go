@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
 )
 
 // docIntro is the top of docs/explaining.md; the rest is what the tests

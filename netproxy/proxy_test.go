@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
 	"github.com/pginterleave/interleave/pgserver"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
 	"github.com/pginterleave/interleave/report"
 )
 

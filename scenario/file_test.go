@@ -10,7 +10,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 )
 
 // malformed are scenario files with one mistake each, and the positioned

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // Arbitrary bytes never panic the scenario-file loader: every outcome is a

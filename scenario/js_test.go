@@ -11,8 +11,8 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
-	"github.com/pginterleave/interleave/internal/fixture"
-	"github.com/pginterleave/interleave/internal/jsseed"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/jsseed"
 )
 
 // runCLI runs `interleave CMD scenario.mjs ARGS` as cmd/interleave does for

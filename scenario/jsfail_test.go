@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/fixture"
-	"github.com/pginterleave/interleave/internal/jsseed"
-	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/jsseed"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
 	"github.com/pginterleave/interleave/scenario/jshost"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/internal/fixture"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // isolationData is the directory of PostgreSQL's isolation specs and the

@@ -14,8 +14,8 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/interleavetest"
-	"github.com/pginterleave/interleave/internal/fixture"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 

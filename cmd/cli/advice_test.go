@@ -9,7 +9,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/cmd/cli"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 )
 
 // An incompatible exact replay advises what matches the difference: a

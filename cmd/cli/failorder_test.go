@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
 )
 
 func TestPrintOrderShowsWhatHappened(t *testing.T) {

@@ -21,7 +21,7 @@ func TestSignalDuringBuildLeavesNoGoWorkDirectory(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			tmp := t.TempDir()
-			cmd := exec.Command(bin, "run", "./internal/testprog/slow", "--keep-going")
+			cmd := exec.Command(bin, "run", "./internal/testkit/testprog/slow", "--keep-going")
 			cmd.Dir = root
 			// -a: every package is compiled again, so the build is still
 			// running when the signal comes.
@@ -81,7 +81,7 @@ func TestSignalAsTheBuildDirectoryAppears(t *testing.T) {
 			if _, err := syscall.InotifyAddWatch(fd, tmp, syscall.IN_CREATE); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "run", "./internal/testprog/slow", "--keep-going")
+			cmd := exec.Command(bin, "run", "./internal/testkit/testprog/slow", "--keep-going")
 			cmd.Dir = root
 			var stderr strings.Builder
 			cmd.Stderr = &stderr

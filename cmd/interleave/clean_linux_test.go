@@ -30,7 +30,7 @@ func TestCleanRemovesWhatKilledRunsLeftAndNothingElse(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "interleave")
 	leftover := filepath.Join(t.TempDir(), "leftover")
-	for pkg, out := range map[string]string{".": bin, "../../internal/testprog/leftover": leftover} {
+	for pkg, out := range map[string]string{".": bin, "../../internal/testkit/testprog/leftover": leftover} {
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", pkg, err, b)
 		}

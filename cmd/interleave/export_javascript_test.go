@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/jsseed"
+	"github.com/pginterleave/interleave/internal/testkit/jsseed"
 )
 
 // The original tool's example, unchanged: recorded, exported, and replayed

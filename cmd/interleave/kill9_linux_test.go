@@ -40,7 +40,7 @@ func TestKill9OfRunLeavesNothingBehind(t *testing.T) {
 			if err := os.Chmod(tmp, 0o755); err != nil { // the server's account must reach it as root
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "run", "./internal/testprog/slow", "--keep-going")
+			cmd := exec.Command(bin, "run", "./internal/testkit/testprog/slow", "--keep-going")
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "TEST_DATABASE_URL=", "INTERLEAVE_SUPERVISE=")
 			if portable {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/jsseed"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/jsseed"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // npmTestVersion is the version the packages are built with here; the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // Scenario files on the command line, run in-process (no Go program is

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // nobody is the uid and gid a planted directory is given (the usual

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/explain"
-	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/internal/golden"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
 	"github.com/pginterleave/interleave/report"
 )
 

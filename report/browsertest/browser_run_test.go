@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/internal/golden"
-	"github.com/pginterleave/interleave/internal/poll"
+	"github.com/pginterleave/interleave/internal/testkit/golden"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/pginterleave/interleave/artifact"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/report"
 )
 
@@ -67,7 +67,7 @@ func findChromium() (string, error) {
 
 // sharedBrowser returns the shared browser, starting it on first use.
 // Without Chromium the test fails in CI and is skipped elsewhere, saying
-// what to install (internal/testenv).
+// what to install (internal/testkit/testenv).
 func sharedBrowser(t *testing.T) context.Context {
 	t.Helper()
 	chromium.once.Do(func() {

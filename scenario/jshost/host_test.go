@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pginterleave/interleave/internal/poll"
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // fakePG is a node-postgres stand-in: these tests never reach a server.

@@ -26,7 +26,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/bench"
 	"github.com/pginterleave/interleave/cmd/cli"
-	"github.com/pginterleave/interleave/internal/fixture"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
 )

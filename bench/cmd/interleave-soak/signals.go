@@ -111,7 +111,7 @@ func signalRun(bin, root string, rng *rand.Rand, sig syscall.Signal, phase, dedi
 		return runResult{Problems: []string{err.Error()}}
 	}
 	defer os.RemoveAll(tmpdir)
-	args := []string{"run", "./internal/testprog/slow", "--keep-going"}
+	args := []string{"run", "./internal/testkit/testprog/slow", "--keep-going"}
 	if dedicated != "" {
 		args = append(args, "--database-url", dedicated)
 	}

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 )
 
 // Files are the example's files: the scenario, the application code it
