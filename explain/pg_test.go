@@ -2,8 +2,6 @@ package explain_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,25 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/explain"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
 var server *pgserver.Local
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	cancel()
-	if err != nil {
-		// Never skip: a test run without PostgreSQL proves nothing.
-		fmt.Fprintf(os.Stderr, "these tests need PostgreSQL's server binaries (apt-get install postgresql, or set INTERLEAVE_PG_BIN): %v\n", err)
-		os.Exit(2)
-	}
-	server = srv
-	code := m.Run()
-	srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
 
 // kinds is each scenario with what explain must say of it.
 var kinds = []struct {

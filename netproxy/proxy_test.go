@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,24 +15,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/pginterleave/interleave/internal/testkit/poll"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
 var server *pgserver.Local
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "these tests need PostgreSQL's server binaries: %v\n", err)
-		os.Exit(2)
-	}
-	server = srv
-	code := m.Run()
-	srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
 
 // recordingGate releases every unit at once and keeps what it saw.
 type recordingGate struct {

@@ -2,8 +2,6 @@ package gostudies_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/pginterleave/interleave/casestudies/go/gormfirstorcreate"
 	"github.com/pginterleave/interleave/casestudies/go/migrateversiontable"
 	"github.com/pginterleave/interleave/casestudies/go/ternversiontable"
+	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
 )
@@ -21,20 +20,7 @@ import (
 // server is one managed PostgreSQL shared by every test of the package.
 var server *pgserver.Local
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	cancel()
-	if err != nil {
-		// Never skip: a run without PostgreSQL proves nothing.
-		fmt.Fprintf(os.Stderr, "the Go case studies need PostgreSQL's server binaries (initdb, postgres; apt-get install postgresql): %v\n", err)
-		os.Exit(2)
-	}
-	server = srv
-	code := m.Run()
-	srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

@@ -20,20 +20,7 @@ import (
 // server is one managed PostgreSQL shared by the tests of this package.
 var server *pgserver.Local
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	cancel()
-	if err != nil {
-		// Never skip: a run without PostgreSQL proves nothing.
-		fmt.Fprintf(os.Stderr, "these tests need PostgreSQL's server binaries: %v\n", err)
-		os.Exit(2)
-	}
-	server = srv
-	code := m.Run()
-	srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
 
 func TestNodeSeatBooking(t *testing.T) {
 	ctx := testCtx(t)
