@@ -140,7 +140,7 @@ func TestSecondConnectionNamesTheProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "--connections multi-producer") {
+	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "Options.Proxy.Connections multi-producer") {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 	}
 }

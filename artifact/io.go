@@ -69,7 +69,7 @@ func CheckWritable(path string, force bool) error {
 			return fmt.Errorf("%s is a directory; name a file to write", path)
 		}
 		if !force {
-			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+			return fmt.Errorf("%s: %w; pass Options.Output.Force to overwrite it", path, ErrExists)
 		}
 	}
 	if err := CheckReplaceable(path); err != nil {
@@ -111,7 +111,7 @@ func CheckReplaceable(path string) error {
 	case m.IsDir():
 		return fmt.Errorf("%s is a directory; name a file to write", path)
 	}
-	return fmt.Errorf("%s is %s, not a regular file; Interleave writes and replaces only regular files (even with --force): name another file", path, fileKind(m))
+	return fmt.Errorf("%s is %s, not a regular file; Interleave writes and replaces only regular files (even with Options.Output.Force): name another file", path, fileKind(m))
 }
 
 // fileKind names what a non-regular file is.
@@ -135,7 +135,7 @@ func fileKind(m fs.FileMode) string {
 func WriteFileAtomic(path string, data []byte, force bool) error {
 	if !force {
 		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+			return fmt.Errorf("%s: %w; pass Options.Output.Force to overwrite it", path, ErrExists)
 		}
 	}
 	if err := CheckReplaceable(path); err != nil {
@@ -174,7 +174,7 @@ func WriteFileAtomic(path string, data []byte, force bool) error {
 		// Link fails if path appeared meanwhile: never overwrite by accident.
 		if err := os.Link(tmp.Name(), path); err != nil {
 			if os.IsExist(err) {
-				return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+				return fmt.Errorf("%s: %w; pass Options.Output.Force to overwrite it", path, ErrExists)
 			}
 			return err
 		}
@@ -221,7 +221,7 @@ func writeUnnamed(f *os.File, path string, data []byte, force bool) error {
 		case err == nil:
 			return nil
 		case os.IsExist(err):
-			return fmt.Errorf("%s: %w; pass --force to overwrite it", path, ErrExists)
+			return fmt.Errorf("%s: %w; pass Options.Output.Force to overwrite it", path, ErrExists)
 		}
 		return errNoLink
 	}

@@ -3,12 +3,12 @@ package bench
 import (
 	"testing"
 
-	"github.com/pginterleave/interleave/internal/testkit/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/pgtest"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
 var server *pgserver.Local
 
 func TestMain(m *testing.M) {
-	testenv.MainWithServer(m, &server, pgserver.LocalOptions{MaxConnections: 200})
+	pgtest.Main(m, &server, pgserver.LocalOptions{MaxConnections: 200})
 }

@@ -206,7 +206,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		// After a pair release PostgreSQL decides which statement goes
 		// first: a different course is not an incompatibility.
 		res.Outcome = OutcomeInconclusive
-		res.Message = fmt.Sprintf("the recorded failure did not recur in %d attempts (after the pair released at step %d, PostgreSQL took another course); try a larger --repeat", res.Attempts, firstPair)
+		res.Message = fmt.Sprintf("the recorded failure did not recur in %d attempts (after the pair released at step %d, PostgreSQL took another course); try a larger ReplayOptions.Repeat", res.Attempts, firstPair)
 		return r, nil
 	}
 	if mm != nil {
@@ -227,7 +227,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 	res.SameFailure = r.Outcome.Failed() && a.Outcome.FailureFingerprint == rec.Outcome.FailureFingerprint
 	if firstPair >= 0 && !res.SameFailure && rec.Outcome.Failed() && !r.Outcome.Failed() {
 		res.Outcome = OutcomeInconclusive
-		res.Message = fmt.Sprintf("the recorded failure did not recur in %d attempts (%s); a pair release lets PostgreSQL interleave two statements its own way; try a larger --repeat", res.Attempts, r.Outcome)
+		res.Message = fmt.Sprintf("the recorded failure did not recur in %d attempts (%s); a pair release lets PostgreSQL interleave two statements its own way; try a larger ReplayOptions.Repeat", res.Attempts, r.Outcome)
 	}
 	if opts.Guided && r.Outcome == OutcomePass {
 		// A repair changes commands, so part of the recorded order may no

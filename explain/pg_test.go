@@ -9,13 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/explain"
-	"github.com/pginterleave/interleave/internal/testkit/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/pgtest"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
 var server *pgserver.Local
 
-func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
+func TestMain(m *testing.M) { pgtest.Main(m, &server, pgserver.LocalOptions{}) }
 
 // kinds is each scenario with what explain must say of it.
 var kinds = []struct {

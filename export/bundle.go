@@ -51,7 +51,7 @@ func Bundle(ctx context.Context, o Options) error {
 	}
 	fp := rec.Fingerprint
 	if fp == nil || len(fp.Sources) == 0 {
-		return errors.New("the artifact carries no source fingerprint; record it with `interleave run DIR --out FILE`")
+		return errors.New("the artifact carries no source fingerprint: record the failure again with this version of Interleave (Options.Output.Out keeps it)")
 	}
 	if k := rec.Scenario.Kind; k != "" && k != "go" {
 		return fmt.Errorf("the artifact was recorded from a scenario %s, not a Go scenario program; export bundles Go programs (keep the scenario file and the artifact together instead)", k)

@@ -47,7 +47,7 @@ func BundleFile(ctx context.Context, o FileOptions) error {
 		return fmt.Errorf("the artifact was recorded from a %s scenario, not a scenario file", kindName(rec.Scenario.Kind))
 	}
 	if rec.Fingerprint == nil || len(rec.Fingerprint.Sources) == 0 {
-		return errors.New("the artifact carries no source fingerprint; record it with `interleave run FILE --out FILE`")
+		return errors.New("the artifact carries no source fingerprint: record the failure again with this version of Interleave (Options.Output.Out keeps it)")
 	}
 	now, err := fingerprint.Files(o.Files, o.Root)
 	if err != nil {

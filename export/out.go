@@ -19,7 +19,7 @@ import (
 // directories, so a relative path would name another place there.
 func checkOut(out string, force bool) (string, error) {
 	if out == "" {
-		return "", errors.New("name the bundle directory to create with --out")
+		return "", errors.New("name the bundle directory to create (export.Options.Out)")
 	}
 	abs, err := filepath.Abs(out)
 	if err != nil {
@@ -50,7 +50,7 @@ func checkOut(out string, force bool) (string, error) {
 		return "", err
 	}
 	if !force {
-		return "", fmt.Errorf("%s exists and is not an empty directory; pass --force to replace it", out)
+		return "", fmt.Errorf("%s exists and is not an empty directory; pass export.Options.Force to replace it", out)
 	}
 	return abs, nil
 }
@@ -60,7 +60,7 @@ func checkOut(out string, force bool) (string, error) {
 func refuseReplacing(out string, inputs ...string) error {
 	for _, in := range inputs {
 		if rel, err := filepath.Rel(out, in); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("--out %s holds %s, which the bundle is made from; choose another directory", out, in)
+			return fmt.Errorf("the bundle directory (export.Options.Out) %s holds %s, which the bundle is made from; choose another directory", out, in)
 		}
 	}
 	return nil

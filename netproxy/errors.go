@@ -8,7 +8,7 @@ import (
 // Named errors: each fails the connection with a message the actor sees as
 // a PostgreSQL ErrorResponse and the scheduler records.
 var (
-	ErrFlushNeedsProfile = errors.New("Flush before Sync is not supported by the sync-cycle protocol profile; run with --protocol-profile flush-stages")
+	ErrFlushNeedsProfile = errors.New("Flush before Sync is not supported by the sync-cycle protocol profile; run with Options.Proxy.Protocol flush-stages")
 	ErrCopyBoth          = errors.New("replication (COPY BOTH) is not supported by Interleave")
 	ErrProtocol          = errors.New("protocol violation")
 	ErrSecondProducer    = errors.New("second command-producing connection")

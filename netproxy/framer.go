@@ -80,7 +80,7 @@ func (e *ErrMessageTooLarge) Error() string {
 	if e.BeforeAuthentication {
 		return fmt.Sprintf("client message %s of %d bytes before authentication completed, over the %d bytes an authentication message may have", typeName(e.Type), e.Length, e.Limit)
 	}
-	return fmt.Sprintf("client message %s of %d bytes exceeds the proxy's limit of %d bytes (raise it with --max-message)", typeName(e.Type), e.Length, e.Limit)
+	return fmt.Sprintf("client message %s of %d bytes exceeds the proxy's limit of %d bytes (raise it: Options.Proxy.MaxMessage)", typeName(e.Type), e.Length, e.Limit)
 }
 
 // next frames the next typed message and returns its type and bounds

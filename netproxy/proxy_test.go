@@ -14,14 +14,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pginterleave/interleave/internal/testkit/pgtest"
 	"github.com/pginterleave/interleave/internal/testkit/poll"
-	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
 var server *pgserver.Local
 
-func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
+func TestMain(m *testing.M) { pgtest.Main(m, &server, pgserver.LocalOptions{}) }
 
 // recordingGate releases every unit at once and keeps what it saw.
 type recordingGate struct {
@@ -243,7 +243,7 @@ func TestProxyFailsFlushExplicitly(t *testing.T) {
 	fe.Send(&pgproto3.Flush{})
 	fe.Flush()
 	m := readUntil(t, fe, func(m pgproto3.BackendMessage) bool { _, ok := m.(*pgproto3.ErrorResponse); return ok })
-	if e := m.(*pgproto3.ErrorResponse); !strings.Contains(e.Message, "--protocol-profile flush-stages") {
+	if e := m.(*pgproto3.ErrorResponse); !strings.Contains(e.Message, "Options.Proxy.Protocol flush-stages") {
 		t.Fatalf("error %q does not name the profile to use", e.Message)
 	}
 	if _, err := fe.Receive(); err == nil {

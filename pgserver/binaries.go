@@ -15,7 +15,7 @@ import (
 )
 
 // ErrNoBinaries reports that initdb and postgres could not be found.
-var ErrNoBinaries = errors.New("PostgreSQL's initdb and postgres were not found; run `interleave postgres install` (or install PostgreSQL with your package manager), or pass --pg-bin DIR / set INTERLEAVE_PG_BIN")
+var ErrNoBinaries = errors.New("PostgreSQL's initdb and postgres were not found; run `interleave postgres install` (or install PostgreSQL with your package manager), or name their directory (Options.Server.PGBin, or INTERLEAVE_PG_BIN)")
 
 // Candidate is a directory holding PostgreSQL's initdb and postgres.
 type Candidate struct {

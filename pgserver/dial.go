@@ -39,7 +39,7 @@ func (ep Endpoint) Dial(ctx context.Context) (net.Conn, error) {
 	}
 	if answer[0] != 'S' {
 		c.Close()
-		return nil, fmt.Errorf("upstream TLS: the server at %s does not accept TLS connections (it answered %q to SSLRequest); drop --upstream-tls or enable ssl on the server", ep.Address, answer[0])
+		return nil, fmt.Errorf("upstream TLS: the server at %s does not accept TLS connections (it answered %q to SSLRequest); turn TLS off (Options.Server.TLS) or enable ssl on the server", ep.Address, answer[0])
 	}
 	tc := tls.Client(c, ep.TLS)
 	if err := tc.HandshakeContext(ctx); err != nil {

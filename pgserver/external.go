@@ -41,7 +41,7 @@ func OpenExternal(ctx context.Context, rawURL string, upstreamTLS *tls.Config) (
 	}
 	if upstreamTLS != nil {
 		if e.endpoint.Network == "unix" {
-			return nil, fmt.Errorf("--upstream-tls needs a TCP server address; %s is a Unix socket", cfg.Host)
+			return nil, fmt.Errorf("TLS to the server (Options.Server.TLS) needs a TCP server address; %s is a Unix socket", cfg.Host)
 		}
 		e.endpoint.TLS = upstreamTLS
 	}

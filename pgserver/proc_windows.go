@@ -15,7 +15,7 @@ import (
 // (Administrator) process; say so in one line instead of relaying its log.
 func checkServerAccount() error {
 	if windows.GetCurrentProcessToken().IsElevated() {
-		return errors.New("PostgreSQL refuses to run with administrative rights, and this is an elevated (Administrator) prompt: run interleave from a normal prompt, or pass --database-url")
+		return errors.New("PostgreSQL refuses to run with administrative rights, and this is an elevated (Administrator) prompt: run interleave from a normal prompt, or use a dedicated server (Options.Server.DatabaseURL)")
 	}
 	return nil
 }

@@ -26,11 +26,11 @@ func TLSConfig(serverName, caFile string) (*tls.Config, error) {
 	if caFile != "" {
 		pemData, err := os.ReadFile(caFile)
 		if err != nil {
-			return nil, fmt.Errorf("read --upstream-ca: %w", err)
+			return nil, fmt.Errorf("read the CA file (Options.Server.CA): %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pemData) {
-			return nil, fmt.Errorf("--upstream-ca %s holds no PEM certificate", caFile)
+			return nil, fmt.Errorf("the CA file (Options.Server.CA) %s holds no PEM certificate", caFile)
 		}
 		cfg.RootCAs = pool
 	}

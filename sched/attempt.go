@@ -343,7 +343,7 @@ func (a *Attempt) awaitProducer(ctx context.Context, l *lane) error {
 		left := time.Until(deadline)
 		if o.state == lanePending || left <= 0 {
 			how := map[laneState]string{lanePending: "with a command waiting to be sent", laneExecuting: fmt.Sprintf("its command still running %v later", closingGrace), laneIdle: fmt.Sprintf("idle, and not closed %v later", closingGrace)}[o.state]
-			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open (%s); the default profile allows one connection at a time per actor, run with --connections multi-producer for connection pools",
+			return fmt.Errorf("%w: actor %s sent a command on connection #%d while connection #%d is still open (%s); the default profile allows one connection at a time per actor, run with Options.Proxy.Connections multi-producer for connection pools",
 				ErrSecondProducer, a.actors[l.info.Actor].name, l.info.Ordinal, o.info.Ordinal, how)
 		}
 		if a.changed == nil {

@@ -210,7 +210,7 @@ func TestSecondProducerIsRefusedWithHint(t *testing.T) {
 	_, g1, g2 := twoConnections(t)
 	g1.Complete(&netproxy.Result{TxStatus: 'I'})
 	err := g2.Await(context.Background(), query())
-	if !errors.Is(err, ErrSecondProducer) || !strings.Contains(err.Error(), "--connections multi-producer") {
+	if !errors.Is(err, ErrSecondProducer) || !strings.Contains(err.Error(), "Options.Proxy.Connections multi-producer") {
 		t.Fatalf("error %v", err)
 	}
 }

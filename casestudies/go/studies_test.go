@@ -12,7 +12,7 @@ import (
 	"github.com/pginterleave/interleave/casestudies/go/gormfirstorcreate"
 	"github.com/pginterleave/interleave/casestudies/go/migrateversiontable"
 	"github.com/pginterleave/interleave/casestudies/go/ternversiontable"
-	"github.com/pginterleave/interleave/internal/testkit/testenv"
+	"github.com/pginterleave/interleave/internal/testkit/pgtest"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/search"
 )
@@ -20,7 +20,7 @@ import (
 // server is one managed PostgreSQL shared by every test of the package.
 var server *pgserver.Local
 
-func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
+func TestMain(m *testing.M) { pgtest.Main(m, &server, pgserver.LocalOptions{}) }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -168,7 +169,7 @@ var searchFlags = []flagDef{
 
 var replayFlags = []flagDef{
 	{"guided", "follow the recorded order of actors against changed code, then the default order", boolFlag(func(s *settings) *bool { return &s.guided }), ""},
-	{"repeat", "replay up to N times until the recorded failure recurs (for recordings with pair releases)", intFlag(func(s *settings) *int { return &s.repeat }), ""},
+	{"repeat", "replay up to N times until the recorded failure recurs (for recordings with pair releases)", intFlag(func(s *settings) *int { return &s.repeat }), "Repeat"},
 }
 
 var minimizeFlags = []flagDef{
@@ -200,6 +201,28 @@ func flagSet(command string, s *settings) *flag.FlagSet {
 }
 
 // flagForOption names the flag that sets an Options field.
+// optionName is how library messages name an option: Options.Server.PGBin,
+// ReplayOptions.Repeat, export.Options.Force (the library never names a
+// flag; the command line maps).
+var optionName = regexp.MustCompile(`\b(?:export\.Options|ReplayOptions|Options)\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)*`)
+
+// exportFlags are the export command's flags for export.Options' fields.
+var exportFlags = map[string]string{"export.Options.Out": "--out", "export.Options.Force": "--force"}
+
+// Flagged is a library message with every option it names replaced by the
+// flag that sets it, where the command line has one.
+func Flagged(msg string) string {
+	return optionName.ReplaceAllStringFunc(msg, func(name string) string {
+		if f, ok := exportFlags[name]; ok {
+			return f
+		}
+		if f := flagForOption(strings.TrimPrefix(name, "Replay")); f != "" {
+			return f
+		}
+		return name
+	})
+}
+
 func flagForOption(field string) string {
 	field = strings.TrimPrefix(field, "Options.")
 	for _, groups := range commandFlags {

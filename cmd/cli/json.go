@@ -30,7 +30,7 @@ type ReplayJSON struct {
 }
 
 func replayJSON(r *engine.ReplayResult) ReplayJSON {
-	return ReplayJSON{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: r.Message,
+	return ReplayJSON{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: Flagged(r.Message),
 		Guided: r.Guided, SameFailure: r.SameFailure, Followed: r.Followed, Of: r.Of, Commands: r.Commands, Attempts: r.Attempts,
 		Differences: r.Differences, Artifact: r.Saved}
 }
@@ -52,7 +52,7 @@ type MinimizeJSON struct {
 }
 
 func minimizeJSON(r *engine.MinimizeResult) MinimizeJSON {
-	return MinimizeJSON{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: r.Message,
+	return MinimizeJSON{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: Flagged(r.Message),
 		ChoicesBefore: r.Before, ChoicesAfter: r.After, Attempts: r.Attempts, LocallyMinimal: r.LocallyMinimal,
 		StopReason: r.StopReason, Differences: r.Differences, Artifact: r.Saved}
 }

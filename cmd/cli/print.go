@@ -31,7 +31,7 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		case r.Outcome == engine.OutcomePass:
 			tail = "frontier exhausted: every order was explored; pass"
 		case r.Outcome == engine.OutcomeInconclusive:
-			tail = "inconclusive: " + r.Message
+			tail = "inconclusive: " + Flagged(r.Message)
 		}
 		fmt.Fprintf(w, "%s: %d attempted, %d completed; violations: %d; %s.\n", oneLine(r.Scenario), s.Attempted, s.Completed, s.Failures, oneLine(tail))
 		strategy := s.Strategy.String()
@@ -69,7 +69,7 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		printCounts(w, a)
 	}
 	if r.Message != "" && r.Outcome != engine.OutcomeInconclusive {
-		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
+		fmt.Fprintln(w, oneLineKeepBreaks(Flagged(r.Message)))
 	}
 	if r.Artifact != nil && r.Outcome.Failed() {
 		printOrder(w, r.Artifact, r.Saved)
@@ -113,7 +113,7 @@ func PrintReplay(w io.Writer, r *engine.ReplayResult) {
 	}
 	switch r.Outcome {
 	case engine.OutcomeIncompatible:
-		fmt.Fprintf(w, "%s: incompatible (%s): %s.\n", oneLine(r.Scenario), kind, oneLine(r.Message))
+		fmt.Fprintf(w, "%s: incompatible (%s): %s.\n", oneLine(r.Scenario), kind, oneLine(Flagged(r.Message)))
 		for _, d := range r.Differences {
 			fmt.Fprintf(w, "- %s\n", oneLine(d))
 		}
@@ -141,7 +141,7 @@ func PrintReplay(w io.Writer, r *engine.ReplayResult) {
 		fmt.Fprintf(w, "The recording releases two units together at step %d: PostgreSQL interleaves them its own way, so a replay may reproduce the failure only some of the time. Reproduced in %d of %d attempts.\n", r.PairStep, rate, r.Attempts)
 	}
 	if r.Message != "" {
-		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
+		fmt.Fprintln(w, oneLineKeepBreaks(Flagged(r.Message)))
 	}
 	printCut(w, r.Artifact)
 	if r.Saved != "" {
@@ -182,7 +182,7 @@ func serverRelease(version string) string {
 // PrintMinimize writes the human summary of a minimization.
 func PrintMinimize(w io.Writer, r *engine.MinimizeResult) {
 	if r.Outcome == engine.OutcomeIncompatible {
-		fmt.Fprintf(w, "%s: cannot minimize: %s.\n", oneLine(r.Scenario), oneLine(r.Message))
+		fmt.Fprintf(w, "%s: cannot minimize: %s.\n", oneLine(r.Scenario), oneLine(Flagged(r.Message)))
 		for _, d := range r.Differences {
 			fmt.Fprintf(w, "- %s\n", oneLine(d))
 		}
@@ -196,7 +196,7 @@ func PrintMinimize(w io.Writer, r *engine.MinimizeResult) {
 	}
 	fmt.Fprintf(w, "Reduced %d choices to %d in %d attempts; %s.\n", r.Before, r.After, r.Attempts, tail)
 	if r.Message != "" {
-		fmt.Fprintln(w, oneLineKeepBreaks(r.Message))
+		fmt.Fprintln(w, oneLineKeepBreaks(Flagged(r.Message)))
 	}
 	if r.Artifact != nil && r.Artifact.Outcome.Failed() {
 		printOrder(w, r.Artifact, r.Saved)

@@ -123,7 +123,7 @@ func describeError(err error) string {
 			return escapeControls(f + " " + oe.Msg + ".")
 		}
 	}
-	s := strings.TrimSpace(err.Error())
+	s := Flagged(strings.TrimSpace(err.Error()))
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") {
 		s += "."
 	}

@@ -86,7 +86,7 @@ type FailureRef struct {
 // Summarize returns the machine-readable summary of an Explore result.
 func Summarize(r *engine.Result) *SummaryFile {
 	s := r.Summary
-	f := &SummaryFile{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: r.Message}
+	f := &SummaryFile{SchemaVersion: 1, Scenario: r.Scenario, Outcome: string(r.Outcome), ExitCode: r.ExitCode(), Message: Flagged(r.Message)}
 	if s == nil {
 		return f
 	}
@@ -109,7 +109,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 		if path == nil {
 			path = []int32{} // the first schedule itself: [] in JSON, not null
 		}
-		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: r.Message, Artifact: r.Saved, Order: failingOrder(r.Artifact)}
+		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: Flagged(r.Message), Artifact: r.Saved, Order: failingOrder(r.Artifact)}
 	}
 	return f
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/internal/termtext"
 )
 
@@ -58,7 +59,7 @@ func jsonRequested(args []string) bool {
 // reportError prints err in one sentence on stderr, and as ErrorJSON on
 // stdout when --json was asked for, and returns the exit code: 2.
 func reportError(err error, args []string, stdout, stderr io.Writer) int {
-	msg := strings.TrimSpace(err.Error())
+	msg := cli.Flagged(strings.TrimSpace(err.Error()))
 	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") {
 		msg += "."
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/testkit/pgtest"
 	"github.com/pginterleave/interleave/internal/testkit/testenv"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/scenario"
@@ -20,7 +21,7 @@ import (
 // server is one managed PostgreSQL shared by the tests of this package.
 var server *pgserver.Local
 
-func TestMain(m *testing.M) { testenv.MainWithServer(m, &server, pgserver.LocalOptions{}) }
+func TestMain(m *testing.M) { pgtest.Main(m, &server, pgserver.LocalOptions{}) }
 
 func TestNodeSeatBooking(t *testing.T) {
 	ctx := testCtx(t)

@@ -93,14 +93,14 @@ func containerSpec(opts Options, password string) containerConfig {
 func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
 	eng, err := newEngine()
 	if err != nil {
-		return nil, fmt.Errorf("--docker: %w", err)
+		return nil, fmt.Errorf("Docker: %w", err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = eng.negotiate(pctx)
 	cancel()
 	if err != nil {
 		eng.close()
-		return nil, fmt.Errorf("--docker: cannot reach the Docker engine at %s (%v); start Docker, set DOCKER_HOST, or run without --docker to use local PostgreSQL binaries", eng.host, err)
+		return nil, fmt.Errorf("Docker: cannot reach the Docker engine at %s (%v); start Docker, set DOCKER_HOST, or use local PostgreSQL binaries (no Options.Server.Provider)", eng.host, err)
 	}
 	password, err := newPassword()
 	if err != nil {
@@ -117,7 +117,7 @@ func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
 	}
 	if err := eng.call(ctx, "POST", "/containers/create", nil, cfg, &created); err != nil {
 		eng.close()
-		return nil, fmt.Errorf("--docker: create a container from %s: %w", cfg.Image, err)
+		return nil, fmt.Errorf("Docker: create a container from %s: %w", cfg.Image, err)
 	}
 	d := &Docker{eng: eng, id: created.ID}
 	defer func() {
@@ -126,7 +126,7 @@ func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
 		}
 	}()
 	if err := eng.call(ctx, "POST", "/containers/"+url.PathEscape(d.id)+"/start", nil, nil, nil); err != nil {
-		return nil, fmt.Errorf("--docker: start the container: %w", err)
+		return nil, fmt.Errorf("Docker: start the container: %w", err)
 	}
 	var info struct {
 		NetworkSettings struct {
@@ -134,11 +134,11 @@ func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
 		}
 	}
 	if err := eng.call(ctx, "GET", "/containers/"+url.PathEscape(d.id)+"/json", nil, nil, &info); err != nil {
-		return nil, fmt.Errorf("--docker: inspect the container: %w", err)
+		return nil, fmt.Errorf("Docker: inspect the container: %w", err)
 	}
 	bindings := info.NetworkSettings.Ports[postgresPort]
 	if len(bindings) == 0 || bindings[0].HostPort == "" {
-		return nil, fmt.Errorf("--docker: the container published no port for 5432")
+		return nil, fmt.Errorf("Docker: the container published no port for 5432")
 	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword("postgres", password), Host: "127.0.0.1:" + bindings[0].HostPort, Path: "/postgres", RawQuery: "sslmode=disable"}
 	deadline := time.Now().Add(2 * time.Minute)
@@ -149,7 +149,7 @@ func Start(ctx context.Context, opts Options) (_ *Docker, err error) {
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("--docker: PostgreSQL in the container did not accept connections: %s", pgserver.RedactURLError(cerr))
+			return nil, fmt.Errorf("Docker: PostgreSQL in the container did not accept connections: %s", pgserver.RedactURLError(cerr))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -167,12 +167,12 @@ func pullMissing(ctx context.Context, eng *engine, img string) error {
 		return nil
 	}
 	if !isNotFound(err) {
-		return fmt.Errorf("--docker: look up image %s: %w", img, err)
+		return fmt.Errorf("Docker: look up image %s: %w", img, err)
 	}
 	name, tag := splitImage(img)
 	resp, err := eng.send(ctx, "POST", "/images/create", url.Values{"fromImage": {name}, "tag": {tag}}, nil)
 	if err != nil {
-		return fmt.Errorf("--docker: pull %s: %w", img, err)
+		return fmt.Errorf("Docker: pull %s: %w", img, err)
 	}
 	defer resp.Body.Close()
 	dec := json.NewDecoder(bufio.NewReader(resp.Body))
@@ -187,13 +187,13 @@ func pullMissing(ctx context.Context, eng *engine, img string) error {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			return fmt.Errorf("--docker: pull %s: %w", img, err)
+			return fmt.Errorf("Docker: pull %s: %w", img, err)
 		}
 		if m := msg.ErrorDetail.Message; m != "" || msg.Error != "" {
 			if m == "" {
 				m = msg.Error
 			}
-			return fmt.Errorf("--docker: pull %s: %s", img, m)
+			return fmt.Errorf("Docker: pull %s: %s", img, m)
 		}
 	}
 }
@@ -245,7 +245,7 @@ type Provider struct {
 // Start implements pgserver.Provider.
 func (p Provider) Start(ctx context.Context, req pgserver.ProviderRequest) (pgserver.Server, error) {
 	if req.TLS {
-		return nil, fmt.Errorf("--docker with --upstream-tls is not supported: the container has no certificate; use --database-url with a TLS server")
+		return nil, fmt.Errorf("a Docker server (Options.Server.Provider) with TLS (Options.Server.TLS) is not supported: the container has no certificate; use a dedicated TLS server (Options.Server.DatabaseURL)")
 	}
 	return Start(ctx, Options{Image: p.Image, MaxConnections: req.MaxConnections})
 }

@@ -52,7 +52,7 @@ func TestDockerEngineUnreachableIsExplained(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err := Start(ctx, Options{})
-	if err == nil || !strings.Contains(err.Error(), "cannot reach the Docker engine at unix:///nonexistent/docker.sock") || !strings.Contains(err.Error(), "without --docker") {
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the Docker engine at unix:///nonexistent/docker.sock") || !strings.Contains(err.Error(), "no Options.Server.Provider") {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func TestDockerVersionNegotiationAndPullFailure(t *testing.T) {
 		}
 	})
 	_, err := Start(context.Background(), Options{Image: "postgres:99"})
-	if err == nil || err.Error() != "--docker: pull postgres:99: manifest for postgres:99 not found" {
+	if err == nil || err.Error() != "Docker: pull postgres:99: manifest for postgres:99 not found" {
 		t.Fatalf("error %v", err)
 	}
 	want := []string{"GET /_ping", "GET /v1.41/images/postgres:99/json", "POST /v1.41/images/create?fromImage=postgres&tag=99"}
@@ -156,7 +156,7 @@ func TestDockerNewerEngineIsSpokenToInOurVersionAndItsErrorsShown(t *testing.T) 
 		}
 	})
 	_, err := Start(context.Background(), Options{})
-	if err == nil || err.Error() != "--docker: create a container from postgres:16: Conflict. The container name is already in use" {
+	if err == nil || err.Error() != "Docker: create a container from postgres:16: Conflict. The container name is already in use" {
 		t.Fatalf("error %v", err)
 	}
 	if got := (*paths)[len(*paths)-1]; got != "POST /v"+maxAPIVersion+"/containers/create" {

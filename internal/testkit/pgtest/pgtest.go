@@ -1,4 +1,5 @@
-package testenv
+// Package pgtest starts the managed PostgreSQL a package's tests share.
+package pgtest
 
 import (
 	"context"
@@ -10,12 +11,12 @@ import (
 	"github.com/pginterleave/interleave/pgserver"
 )
 
-// MainWithServer is a package's TestMain when its tests share one managed
+// Main is a package's TestMain when its tests share one managed
 // PostgreSQL: it starts the server with opts, sets *server, runs the tests,
 // stops the server and exits with the tests' code. It never skips: without
 // PostgreSQL's server binaries it exits 2 with what to install (a test run
 // without PostgreSQL proves nothing).
-func MainWithServer(m *testing.M, server **pgserver.Local, opts pgserver.LocalOptions) {
+func Main(m *testing.M, server **pgserver.Local, opts pgserver.LocalOptions) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	srv, err := pgserver.StartLocal(ctx, opts)
 	cancel()
