@@ -157,6 +157,7 @@ var searchFlags = []flagDef{
 	{"seed", "seed for random and pct (0: drawn, printed and recorded)", int64Flag(func(s *settings) *int64 { return &s.opts.Search.Seed }), "Search.Seed"},
 	{"depth", "pct: the bug depth d (d-1 priority change points; 0: 2)", intFlag(func(s *settings) *int { return &s.opts.Search.Depth }), "Search.Depth"},
 	{"overlap", "pairs: also release two units of different actors together and let PostgreSQL interleave them", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Overlap }), "Search.Overlap"},
+	{"pair-repeats", "with --overlap pairs: run a plan that ends with a pair up to this many times until it fails (0: 10)", intFlag(func(s *settings) *int { return &s.opts.Search.PairRepeats }), "Search.PairRepeats"},
 	{"reduction", "por: run once the orders that differ only by swapping independent commands (default); none: every order", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Reduction }), "Search.Reduction"},
 	{"reduction-check", "after a reduced search explores every order, run this many of the orders it skipped as equivalent before saying pass (0: none)", intFlag(func(s *settings) *int { return &s.reductionCheck }), "Search.ReductionCheck"},
 	{"workers", "attempts run in parallel, each on its own database (0: one per CPU)", intFlag(func(s *settings) *int { return &s.opts.Search.Workers }), "Search.Workers"},

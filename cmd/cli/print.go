@@ -57,6 +57,12 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			// did not go on (--keep-going).
 			fmt.Fprintf(w, "The search was stopped by a harness error after %d attempts: %s.\n", s.Attempted, oneLine(strings.TrimSuffix(s.StopErr.Error(), ".")))
 		}
+		if s.Retries > 0 && r.Outcome == engine.OutcomePass {
+			// A pair's two statements interleave as PostgreSQL runs them:
+			// the pass covers the interleavings those runs happened to
+			// take, not every one.
+			fmt.Fprintf(w, "Pairs: plans that end with two commands released together ran %d more times in all; how PostgreSQL interleaves such a pair is its own choice, so for pairs this pass is a sample, not a proof (--pair-repeats, or more --max-runs with --strategy random, samples more).\n", s.Retries)
+		}
 		if (s.Inconclusive > 0 || s.Diverged > 0) && r.Outcome != engine.OutcomeInconclusive {
 			fmt.Fprintf(w, "Not judged: %d attempts inconclusive; %d plans could not be followed.\n", s.Inconclusive, s.Diverged)
 		}

@@ -50,3 +50,19 @@ func TestWriteJSONEscapesControlAndBidi(t *testing.T) {
 		t.Fatalf("not escaped: %q", out)
 	}
 }
+
+// TestPassWithPairsSaysItIsASample: a pass whose plans ended with pairs
+// (PostgreSQL's own interleaving of two statements) says it is a sample;
+// a pass without pairs does not.
+func TestPassWithPairsSaysItIsASample(t *testing.T) {
+	for _, retries := range []int{0, 27} {
+		r := &engine.Result{Scenario: "s", Outcome: engine.OutcomePass,
+			Summary: &search.Summary{Attempted: 40, Completed: 40, StopReason: search.StopExhausted, Retries: retries}}
+		var b strings.Builder
+		PrintExplore(&b, r)
+		said := strings.Contains(b.String(), "for pairs this pass is a sample, not a proof")
+		if said != (retries > 0) {
+			t.Errorf("retries %d: said it is a sample: %v\n%s", retries, said, b.String())
+		}
+	}
+}
