@@ -123,8 +123,8 @@ func TestPoolNeedsMultiProducer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "--connections multi-producer") {
-		t.Fatalf("outcome %s, message %q; want a harness error naming --connections multi-producer", res.Outcome, res.Message)
+	if res.Outcome != interleave.OutcomeHarnessError || !strings.Contains(res.Message, "Options.Proxy.Connections multi-producer") {
+		t.Fatalf("outcome %s, message %q; want a harness error naming Options.Proxy.Connections multi-producer (the CLI shows --connections)", res.Outcome, res.Message)
 	}
 	if a := res.Artifact; a == nil || a.Outcome.Kind != "harness-error" || a.Limits.Connections != "single-producer" {
 		t.Fatalf("artifact %+v; want a harness-error artifact recorded under single-producer", res.Artifact)
