@@ -41,6 +41,12 @@ type attemptResult struct {
 // exit not yet reaped: then it waits for that (briefly) rather than blame
 // an actor, the setup or the invariant.
 func (w *worker) serverTerminated(outcome Outcome) error {
+	// The end of a dying server's log quotes statements, PASSWORD
+	// literals and configured secrets included.
+	return redactError(w.env.secrets(), w.serverTerminatedRaw(outcome))
+}
+
+func (w *worker) serverTerminatedRaw(outcome Outcome) error {
 	if err := pgserver.Terminated(w.env.server); err != nil || outcome == OutcomePass {
 		return err
 	}
