@@ -103,7 +103,15 @@ func (c *conn) serve() {
 	up := c.up
 	c.mu.Unlock()
 	if up != nil {
-		<-c.pumped
+		select {
+		case <-c.pumped:
+		case <-c.ctx.Done():
+			// The proxy is closing: the server may never end the stream
+			// (a backend orphaned by a killed postmaster); closing both
+			// sides ends the pump.
+			c.abort(nil)
+			<-c.pumped
+		}
 	}
 	c.abort(nil)
 	c.mu.Lock()
