@@ -53,6 +53,9 @@ func TestRaceSuite(t *testing.T) {
 			o.Search.Workers = 1
 			if r.Overlap {
 				o.Search.Overlap = "pairs"
+				// PostgreSQL interleaves a pair its own way: 30 runs,
+				// not the default 10, as bench's TestRaceSuite.
+				o.Search.PairRepeats = 30
 			}
 			res, err := engine.Explore(ctx, r.Bug, o)
 			if err != nil || !res.Outcome.Failed() {
