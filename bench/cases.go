@@ -191,18 +191,7 @@ func Cases() []Case {
 		// From the generated differential (seed 1003): a global UPDATE
 		// (row security) waits on a REPEATABLE READ transaction that rolls
 		// back; its release had to move after the blocker's next statement.
-		{Name: "gen-1003-global-wait", Setup: `DO $$ BEGIN CREATE ROLE interleave_gen_alice; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-		DO $$ BEGIN CREATE ROLE interleave_gen_bob; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-		
-		CREATE TABLE doc (id int PRIMARY KEY, owner text NOT NULL, v int NOT NULL);
-		INSERT INTO doc VALUES (1, 'interleave_gen_alice', 0), (2, 'interleave_gen_bob', 0), (3, 'interleave_gen_alice', 0);
-		ALTER TABLE doc ENABLE ROW LEVEL SECURITY;
-		CREATE POLICY doc_read ON doc FOR SELECT USING (true);
-		CREATE POLICY doc_write ON doc FOR UPDATE USING (owner = current_user);
-		CREATE POLICY doc_ins ON doc FOR INSERT WITH CHECK (owner = current_user);
-		CREATE POLICY doc_del ON doc FOR DELETE USING (owner = current_user);
-		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_alice; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_alice;
-		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_bob; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_bob;`,
+		{Name: "gen-1003-global-wait", Setup: genRLSDoc,
 			Actors: [][]Step{
 				{keep("BEGIN ISOLATION LEVEL REPEATABLE READ"), keep("WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d"), keep("ROLLBACK"), {SQL: "BEGIN ISOLATION LEVEL READ COMMITTED; UPDATE doc SET v = 10 WHERE id = 2 RETURNING v; COMMIT", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*), sum(v) FROM doc; INSERT INTO doc VALUES (11, current_user, 1); COMMIT", Simple: true, Retry: false, Keep: true}},
 				{q("SET default_transaction_isolation TO 'read committed'"), {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d; COMMIT", Simple: true, Retry: false, Keep: true}, keep("INSERT INTO doc VALUES (12, current_user, 2)"), keep("WITH u AS (UPDATE doc SET v = v + 2 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM u")},
@@ -213,18 +202,7 @@ func Cases() []Case {
 		// security makes every statement on doc global, one actor's BEGIN
 		// ... COMMIT in one simple Query beside a SERIALIZABLE transaction
 		// that rolls back.
-		{Name: "gen-1280-rls-one-query-transaction", Setup: `DO $$ BEGIN CREATE ROLE interleave_gen_alice; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-		DO $$ BEGIN CREATE ROLE interleave_gen_bob; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-		
-		CREATE TABLE doc (id int PRIMARY KEY, owner text NOT NULL, v int NOT NULL);
-		INSERT INTO doc VALUES (1, 'interleave_gen_alice', 0), (2, 'interleave_gen_bob', 0), (3, 'interleave_gen_alice', 0);
-		ALTER TABLE doc ENABLE ROW LEVEL SECURITY;
-		CREATE POLICY doc_read ON doc FOR SELECT USING (true);
-		CREATE POLICY doc_write ON doc FOR UPDATE USING (owner = current_user);
-		CREATE POLICY doc_ins ON doc FOR INSERT WITH CHECK (owner = current_user);
-		CREATE POLICY doc_del ON doc FOR DELETE USING (owner = current_user);
-		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_alice; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_alice;
-		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_bob; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_bob;`,
+		{Name: "gen-1280-rls-one-query-transaction", Setup: genRLSDoc,
 			Actors: [][]Step{
 				{simple("SET default_transaction_isolation TO 'serializable'"), keep("UPDATE doc SET v = 10 WHERE id = 2 RETURNING v"), {SQL: "BEGIN; WITH d AS (DELETE FROM doc WHERE v > 0 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM d; WITH u AS (UPDATE doc SET v = v + 1 RETURNING id) SELECT string_agg(id::text, ',' ORDER BY id) FROM u; COMMIT", Simple: true, Retry: false, Keep: true}},
 				{q("SET default_transaction_isolation = 'read committed'"), keep("START TRANSACTION ISOLATION LEVEL SERIALIZABLE"), keep("SELECT count(*), sum(v) FROM doc"), keep("UPDATE doc SET v = 10 WHERE id = 2 RETURNING v"), keep("ROLLBACK"), keep("SELECT count(*), sum(v) FROM doc")},
@@ -258,3 +236,19 @@ func Cases() []Case {
 			{q("SET search_path TO public"), q("SELECT n FROM counter")}}},
 	}
 }
+
+// genRLSDoc is the generator's row-security schema (two roles, a table
+// whose policies let each role write only its own rows) that generated
+// seeds 1003 and 1280 ran on, as GoSource printed it.
+const genRLSDoc = `DO $$ BEGIN CREATE ROLE interleave_gen_alice; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+		DO $$ BEGIN CREATE ROLE interleave_gen_bob; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+		
+		CREATE TABLE doc (id int PRIMARY KEY, owner text NOT NULL, v int NOT NULL);
+		INSERT INTO doc VALUES (1, 'interleave_gen_alice', 0), (2, 'interleave_gen_bob', 0), (3, 'interleave_gen_alice', 0);
+		ALTER TABLE doc ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY doc_read ON doc FOR SELECT USING (true);
+		CREATE POLICY doc_write ON doc FOR UPDATE USING (owner = current_user);
+		CREATE POLICY doc_ins ON doc FOR INSERT WITH CHECK (owner = current_user);
+		CREATE POLICY doc_del ON doc FOR DELETE USING (owner = current_user);
+		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_alice; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_alice;
+		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_bob; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_bob;`
