@@ -3,6 +3,8 @@ package artifact
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/pginterleave/interleave/explain"
 )
 
 // SchemaVersion is the version this package writes. It reads this one and
@@ -33,6 +35,10 @@ type Artifact struct {
 	Cut     []string `json:"cut,omitempty"`
 	Cleanup Cleanup  `json:"cleanup"`
 	Capture *Capture `json:"capture,omitempty"`
+	// Explanation is what the failure is, named from the order's
+	// dependencies when the failure was saved (package explain); absent in
+	// artifacts written before it existed and in passes.
+	Explanation *explain.Record `json:"explanation,omitempty"`
 }
 
 // Tool names the writer.

@@ -99,6 +99,9 @@ func Validate(a *Artifact) error {
 	if len(a.Outcome.Message) > MaxText {
 		return bad("the outcome's message is %d bytes, over the limit of %s", len(a.Outcome.Message), sizeName(MaxText))
 	}
+	if err := validateExplanation(a.Explanation, actors, len(a.Schedule.Decisions)); err != nil {
+		return bad("explanation: %v", err)
+	}
 	if a.Capture != nil {
 		if err := a.Capture.Check(); err != nil {
 			return err

@@ -32,6 +32,9 @@ type Result struct {
 	// Notes are sentences about how the run went that change how to read
 	// it (deadlock victims left to PostgreSQL, say).
 	Notes []string
+	// AnomalyError says why a failure's anomaly could not be named
+	// (Artifact.Explanation is then nil); the outcome does not depend on it.
+	AnomalyError string
 }
 
 // ExitCode is the process exit code for the result.
@@ -130,15 +133,18 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		if r.Sched != nil {
 			rep.Decisions = r.Sched.Decisions
 		}
-		if reduce && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) {
+		interfered := errors.Is(r.SchedErr, sched.ErrInterference)
+		if reduce && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered {
 			rep.Trace = w.reductionTrace(ctx, r)
 			if so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
 				rep.Behaviour = w.behaviour(ctx, r)
 			}
 		}
 		switch {
-		case errors.Is(r.SchedErr, search.ErrDiverged):
-			rep.Diverged, rep.Failed = true, false
+		case errors.Is(r.SchedErr, search.ErrDiverged), interfered:
+			// An attempt another attempt interfered with runs again, alone
+			// (env.exclusive), as a plan that could not be followed does.
+			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
 			rep.DivergedAt = r.SchedErr.Error()
 		case r.Outcome == OutcomeHarnessError:
 			rep.Stop = errors.New(r.Message)
@@ -160,6 +166,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Scenario: sc.Name, Summary: sum, Shard: so.Shard, Shards: so.Shards}
+	if e.exclusive.Load() && so.Workers > 1 {
+		res.Notes = append(res.Notes, ExclusiveNote)
+	}
 	if n, ok := e.victimNote.Load().(string); ok && n != "" {
 		res.Notes = append(res.Notes, n)
 	}
@@ -171,6 +180,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		res.Outcome, res.Message = first.Outcome, first.Message
 		res.Artifact = e.recordAttempt(sc, "explore", first)
 		res.Artifact.Search = searchRecord(e.opts, sum, firstSeq)
+		res.AnomalyError = w0.nameAnomaly(ctx, sc, res.Artifact)
 	case sum.StopReason == search.StopHarness:
 		res.Outcome, res.Message = OutcomeHarnessError, sum.StopErr.Error()
 		if lastHarness != nil {
@@ -245,8 +255,9 @@ func RunOnce(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			policy = search.NewOrderPolicy(o.Search.Order, sc.ActorNames())
 		}
 		r := w.run(ctx, &sc, policy, nil)
-		w.close(context.Background())
 		res = &Result{Scenario: sc.Name, Outcome: r.Outcome, Message: r.Message, Artifact: e.recordAttempt(&sc, "run", r), Planned: len(o.Search.Order) > 0}
+		res.AnomalyError = w.nameAnomaly(ctx, &sc, res.Artifact)
+		w.close(context.Background())
 	}
 	cleanup := e.closeRecorded()
 	if err != nil {

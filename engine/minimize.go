@@ -135,6 +135,7 @@ func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Min
 	best.Mode = "minimize"
 	best.Minimize = &artifact.Minimize{Source: opts.Source, ChoicesBefore: res.Before, ChoicesAfter: res.After,
 		Attempts: res.Attempts, LocallyMinimal: res.LocallyMinimal, StopReason: res.StopReason}
+	w.nameAnomaly(ctx, &sc, best) // the minimized order's own steps; none when it cannot be named
 	res.Artifact = best
 	if ctx.Err() != nil {
 		return res, ctx.Err()

@@ -2,6 +2,7 @@ package explain_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,11 @@ func explainScenario(t *testing.T, sc engine.Scenario) *explain.Explanation {
 	x, err := engine.Explain(ctx, sc, res.Artifact, engine.ExplainOptions{Options: o})
 	if err != nil {
 		t.Fatalf("%s: explain: %v", sc.Name, err)
+	}
+	// The search named the anomaly when it saved the failure, from the
+	// order alone: the same as explain.
+	if rec := res.Artifact.Explanation; rec == nil || rec.Anomaly != x.Anomaly || !reflect.DeepEqual(rec.Cycle, x.Cycle) || res.AnomalyError != "" {
+		t.Fatalf("%s: the search's artifact names %+v (%q); explain names %+v", sc.Name, rec, res.AnomalyError, x.Anomaly)
 	}
 	return x
 }

@@ -90,6 +90,24 @@ type pageConfig struct {
 	ReplayGeneric bool                 `json:"replayGeneric"`
 	FileName      string               `json:"fileName"`
 	Explanation   *explain.Explanation `json:"explanation,omitempty"`
+	// Explain is what an artifact's explanation may hold, for the page's
+	// validator (artifact.Validate's rules).
+	Explain explainValues `json:"explain"`
+}
+
+// explainValues are the values and bounds artifact.Validate accepts in an
+// artifact's explanation.
+type explainValues struct {
+	Names     []string          `json:"names"`
+	Adya      []string          `json:"adya"`
+	Kinds     []explain.DepKind `json:"kinds"`
+	Fixes     []string          `json:"fixes"`
+	Levels    []string          `json:"levels"`
+	MaxCycle  int               `json:"maxCycle"`
+	MaxTrials int               `json:"maxTrials"`
+	MaxLevels int               `json:"maxLevels"`
+	MaxErrors int               `json:"maxLevelErrors"`
+	MaxNotes  int               `json:"maxNotes"`
 }
 
 // Render validates a and writes the report page to w. The page loads
@@ -125,6 +143,8 @@ func Render(w io.Writer, a *artifact.Artifact, opts Options) error {
 		SchemaVersion: artifact.SchemaVersion, MaxFileSize: artifact.MaxFileSize, Schema: schema,
 		Outcomes: verdicts, ReplayCommand: replay, ReplayGeneric: generic, FileName: fileName(a, opts.FileName),
 		Explanation: opts.Explanation,
+		Explain: explainValues{Names: explain.Names, Adya: explain.AdyaNames, Kinds: explain.DepKinds, Fixes: explain.FixClasses, Levels: explain.LevelNames,
+			MaxCycle: artifact.MaxCycle, MaxTrials: artifact.MaxTrials, MaxLevels: artifact.MaxLevels, MaxErrors: artifact.MaxLevelErrors, MaxNotes: artifact.MaxNotes},
 	})
 	if err != nil {
 		return fmt.Errorf("report: encode the page's settings: %w", err)

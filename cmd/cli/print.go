@@ -79,6 +79,7 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 	}
 	if r.Artifact != nil && r.Outcome.Failed() {
 		printOrder(w, r.Artifact, r.Saved)
+		printAnomaly(w, r.Artifact, r.AnomalyError)
 	}
 	printCut(w, r.Artifact)
 	if r.Saved != "" {
@@ -86,6 +87,18 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 		if a := r.Artifact; a != nil && r.Outcome.Failed() && a.Scenario.Program != "" {
 			fmt.Fprintf(w, "Why, and what would fix it: interleave explain %s %s\n", oneLine(report.ShellQuote(a.Scenario.Program)), oneLine(report.ShellQuote(r.Saved)))
 		}
+	}
+}
+
+// printAnomaly names the failure's anomaly in one line (what the search
+// found from the order's dependencies, without running it again), or says
+// why it could not be named.
+func printAnomaly(w io.Writer, a *artifact.Artifact, why string) {
+	switch {
+	case a.Explanation != nil:
+		fmt.Fprintln(w, oneLine(a.Explanation.Anomaly.Line()))
+	case why != "":
+		fmt.Fprintf(w, "Note: %s.\n", oneLine(strings.TrimSuffix(why, ".")))
 	}
 }
 

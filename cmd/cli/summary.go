@@ -11,6 +11,7 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/explain"
 	"github.com/pginterleave/interleave/search"
 )
 
@@ -81,6 +82,19 @@ type FailureRef struct {
 	// Order is the failing order: its executing commands as released,
 	// what the text summary prints under "The order that failed".
 	Order []OrderStep `json:"order,omitempty"`
+	// Anomaly is the failure named from the order's dependencies, the line
+	// the text summary prints under the order (the artifact keeps it too);
+	// AnomalyError says why it could not be named.
+	Anomaly      *AnomalyJSON `json:"anomaly,omitempty"`
+	AnomalyError string       `json:"anomalyError,omitempty"`
+}
+
+// AnomalyJSON is a failure's anomaly in a summary: explain's anomaly and
+// the dependency cycle that forms it (empty: none; the critical pair and
+// the fix class need `interleave explain`, which runs the order again).
+type AnomalyJSON struct {
+	explain.Anomaly
+	Cycle []explain.Edge `json:"cycle"`
 }
 
 // Summarize returns the machine-readable summary of an Explore result.
@@ -109,7 +123,10 @@ func Summarize(r *engine.Result) *SummaryFile {
 		if path == nil {
 			path = []int32{} // the first schedule itself: [] in JSON, not null
 		}
-		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: Flagged(r.Message), Artifact: r.Saved, Order: failingOrder(r.Artifact)}
+		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: Flagged(r.Message), Artifact: r.Saved, Order: failingOrder(r.Artifact), AnomalyError: r.AnomalyError}
+		if x := r.Artifact.Explanation; x != nil {
+			f.FirstFailure.Anomaly = &AnomalyJSON{Anomaly: x.Anomaly, Cycle: x.Cycle}
+		}
 	}
 	return f
 }

@@ -65,10 +65,14 @@ func TestExplainLostUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if r := runIn(t, dir, nil, bin, "run", "lost.yaml", "--out", "f.json"); r.code != 1 {
+	r := runIn(t, dir, nil, bin, "run", "lost.yaml", "--out", "f.json", "--summary", "s.json")
+	if r.code != 1 {
 		t.Fatalf("run: want exit 1: %s", r)
 	}
-	r := runIn(t, dir, nil, bin, "explain", "lost.yaml", "f.json", "--json")
+	// The run names the anomaly itself: in its summary, --json and the
+	// artifact (checkRunNamesAnomaly), before explain runs anything.
+	saved := checkRunNamesAnomaly(t, dir, r.stdout, "s.json", "f.json", "lost update", "G-single")
+	r = runIn(t, dir, nil, bin, "explain", "lost.yaml", "f.json", "--json")
 	if r.code != 0 {
 		t.Fatalf("explain --json: %s", r)
 	}
@@ -79,6 +83,9 @@ func TestExplainLostUpdate(t *testing.T) {
 	}
 	if x.Anomaly.Name != "lost update" || x.Anomaly.Adya != "G-single" || len(x.Cycle) != 2 || !x.Pair.Found || x.Fix.Class != "repeatable-read" {
 		t.Fatalf("explain --json: %+v\n%s", x, r.stdout)
+	}
+	if saved.Anomaly.Name != x.Anomaly.Name || saved.Anomaly.Adya != x.Anomaly.Adya || len(saved.Cycle) != len(x.Cycle) {
+		t.Fatalf("the run named %+v, explain %+v", saved.Anomaly, x.Anomaly)
 	}
 	if !strings.HasPrefix(x.Pair.FirstSQL, "SELECT balance") || x.Pair.SecondSQL != "COMMIT;" || x.Pair.FirstActor == x.Pair.SecondActor {
 		t.Fatalf("critical pair %+v: want one actor's read before the other's COMMIT", x.Pair)
@@ -106,6 +113,11 @@ func TestExplainLostUpdate(t *testing.T) {
 	}
 	if m.Anomaly != x.Anomaly || m.Pair != x.Pair || m.Fix.Class != x.Fix.Class {
 		t.Fatalf("the minimized order explains differently:\n%+v\nwas\n%+v", m, x)
+	}
+	// The minimized artifact names the same anomaly, from its own order.
+	min := readArtifact(t, filepath.Join(dir, "m.json"))
+	if min.Explanation == nil || min.Explanation.Anomaly != saved.Anomaly || len(min.Explanation.Cycle) != len(saved.Cycle) {
+		t.Fatalf("the minimized artifact keeps %+v; the run's kept %+v", min.Explanation, saved)
 	}
 }
 

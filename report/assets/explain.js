@@ -1,21 +1,23 @@
-// explain.js: what `interleave explain` found, when the page was rendered
-// with it: the anomaly, the critical pair and the fix class in a section,
-// and the dependency cycle drawn over the lanes of the timeline, one arrow
-// per dependency from the command that came first to the one that depends
-// on it. It belongs to the embedded artifact: another artifact opened in
-// the page shows no explanation.
-const X = CONFIG.explanation || null;
-
-function explainShown() {
-  return X && SHOWN && SHOWN.kind === 'embedded';
+// explain.js: what went wrong, when the shown artifact says: the anomaly
+// (which a search names for every failure it saves, in the artifact's
+// explanation), the critical pair and the fix class (once `interleave
+// explain` has run them) in a section, and the dependency cycle drawn over
+// the lanes of the timeline, one arrow per dependency from the command that
+// came first to the one that depends on it. A page rendered by `explain
+// --report` shows the richer explanation it was given for its own artifact;
+// another artifact opened in the page shows its own.
+function explanation() {
+  if (CONFIG.explanation && SHOWN && SHOWN.kind === 'embedded') return CONFIG.explanation;
+  return (A && A.explanation) || null;
 }
 
 function renderExplanation() {
+  const X = explanation();
   const sec = $('explain-section');
   const body = $('explain-body');
   body.replaceChildren();
-  sec.hidden = !explainShown();
-  if (sec.hidden) return;
+  sec.hidden = !X;
+  if (!X) return;
   const an = X.anomaly || {};
   const head = add(body, el('p', 'explain-name'));
   if (an.name) {
@@ -47,6 +49,7 @@ function renderExplanation() {
     });
   }
   if (X.fix) add(body, el('p', 'explain-fix fix-' + X.fix.class, 'Fix: ' + X.fix.advice + '.'));
+  if (!p && !X.fix) add(body, el('p', 'explain-more', 'Named from the order alone. For the critical pair and whether a stronger isolation level prevents it (each shown by running the order again): interleave explain ' + (A.scenario.program ? shellQuote(A.scenario.program) + ' ' : '') + shellQuote(SHOWN.name || 'ARTIFACT')));
 }
 
 function edgeText(e) {
@@ -59,7 +62,7 @@ function edgeText(e) {
 // cycleArrows are the arrows to draw: [fromStep, toStep, label, kind]. An
 // anti-dependency goes from the read to the writer's commit, which it came
 // before.
-function cycleArrows() {
+function cycleArrows(X) {
   return list(X.cycle).map((e) => (e.kind === 'rw' && e.commitStep ? [e.fromStep, e.commitStep, 'rw', 'rw'] : [e.fromStep, e.toStep, e.kind, e.kind]));
 }
 
@@ -67,7 +70,8 @@ function cycleArrows() {
 // of the steps it names that are on this page, and marks the critical
 // pair's boxes.
 function drawCycle(grid) {
-  if (!explainShown()) return;
+  const X = explanation();
+  if (!X) return;
   const byStep = new Map();
   T.boxes.forEach((x) => {
     if (!x.u.prepare) byStep.set(x.u.releaseStep, x.box);
@@ -82,7 +86,7 @@ function drawCycle(grid) {
       }
     });
   }
-  const arrows = cycleArrows().filter((a) => byStep.has(a[0]) && byStep.has(a[1]));
+  const arrows = cycleArrows(X).filter((a) => byStep.has(a[0]) && byStep.has(a[1]));
   if (!arrows.length) return;
   // Straight arrows of positioned boxes (no SVG: the page names no
   // namespace URL), each from the edge of one unit box to the other's.

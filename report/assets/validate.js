@@ -208,4 +208,73 @@ function checkArtifact(a) {
   a.actors.forEach((r, i) => {
     if (!actors.has(r.actor)) throw invalid('actor result ' + i + ' names unknown actor ' + JSON.stringify(r.actor));
   });
+  try {
+    checkExplanation(a.explanation, actors, decisions.length);
+  } catch (e) {
+    throw invalid('explanation: ' + e.message);
+  }
+}
+
+// checkExplanation applies artifact.validateExplanation's rules (all but
+// the byte lengths of texts).
+function checkExplanation(x, actors, steps) {
+  if (!x) return;
+  const V = CONFIG.explain;
+  const fail = (m) => {
+    throw new Error(m);
+  };
+  const step = (what, n, optional) => {
+    if (!((optional && n === 0) || (n >= 0 && n < steps))) fail(what + ' is step ' + n + '; the schedule has ' + steps + ' decisions');
+  };
+  const actor = (what, name) => {
+    if (!actors.has(name)) fail(what + ' names unknown actor ' + JSON.stringify(name));
+  };
+  const an = x.anomaly;
+  if (an.name !== '' && !V.names.includes(an.name)) fail('unknown anomaly ' + JSON.stringify(an.name));
+  if (an.adya !== '' && !V.adya.includes(an.adya)) fail('unknown phenomenon ' + JSON.stringify(an.adya));
+  if ((an.name === '') !== (an.adya === '') || (an.name === '') !== (x.cycle.length === 0)) {
+    fail('the anomaly ' + JSON.stringify(an.name) + ' (' + JSON.stringify(an.adya) + ') does not match a cycle of ' + x.cycle.length + ' dependencies');
+  }
+  if (x.cycle.length > V.maxCycle) fail('the cycle has ' + x.cycle.length + ' dependencies, over the limit of ' + V.maxCycle);
+  x.cycle.forEach((e, i) => {
+    const what = 'dependency ' + i;
+    if (!V.kinds.includes(e.kind)) fail(what + ' has unknown kind ' + JSON.stringify(e.kind));
+    for (const id of [e.from, e.to]) {
+      const m = /^([^:]*):([1-9][0-9]*)$/.exec(id);
+      if (!m || !actors.has(m[1])) fail(what + ' names transaction ' + JSON.stringify(id) + ', not one of the artifact\u2019s actors (actor:n)');
+    }
+    step(what, e.fromStep, false);
+    step(what, e.toStep, false);
+    step(what, e.commitStep, true);
+    step(what, e.snapshotStep, true);
+  });
+  if (x.unknown < 0) fail('unknown commands: ' + x.unknown);
+  const p = x.criticalPair;
+  if (p) {
+    if (p.tried.length > V.maxTrials) fail('the critical pair\u2019s search lists ' + p.tried.length + ' reversals, over the limit of ' + V.maxTrials);
+    p.tried.forEach((t, i) => {
+      if (!OUTCOME_KINDS.has(t.outcome)) fail('reversal ' + i + ' has unknown outcome ' + JSON.stringify(t.outcome));
+      step('reversal ' + i, t.first, false);
+      step('reversal ' + i, t.second, false);
+    });
+    if (p.found) {
+      step('the critical pair', p.first, false);
+      step('the critical pair', p.second, false);
+      actor('the critical pair', p.firstActor);
+      actor('the critical pair', p.secondActor);
+    }
+  }
+  if (x.levels.length > V.maxLevels) fail(x.levels.length + ' level runs, over the limit of ' + V.maxLevels);
+  for (const l of x.levels) {
+    const what = 'the run at ' + JSON.stringify(l.level);
+    if (!V.levels.includes(l.level)) fail(what + ': unknown isolation level');
+    if (!OUTCOME_KINDS.has(l.outcome)) fail(what + ' has unknown outcome ' + JSON.stringify(l.outcome));
+    if (l.errors.length > V.maxLevelErrors) fail(what + ' lists ' + l.errors.length + ' errors, over the limit of ' + V.maxLevelErrors);
+    for (const e of l.errors) {
+      if (!/^[0-9A-Z]{5}$/.test(e.sqlstate) || e.step < -1) fail(what + ' lists an error with SQLSTATE ' + JSON.stringify(e.sqlstate) + ' at step ' + e.step);
+      actor(what, e.actor);
+    }
+  }
+  if (x.fix && !V.fixes.includes(x.fix.class)) fail('unknown fix class ' + JSON.stringify(x.fix.class));
+  if (x.notes.length > V.maxNotes) fail(x.notes.length + ' notes, over the limit of ' + V.maxNotes);
 }

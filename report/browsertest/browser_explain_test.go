@@ -134,4 +134,34 @@ func TestReportDrawsTheCycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	// The search's own artifact, as `interleave report` renders it: the
+	// search named the anomaly when it saved the failure, and the page
+	// draws the cycle without explain (no critical pair, no fix yet).
+	rec := res.Artifact.Explanation
+	if rec == nil || rec.Anomaly != x.Anomaly || len(rec.Cycle) != len(x.Cycle) {
+		t.Fatalf("the search's artifact keeps %+v; want the anomaly explain names, %+v", rec, x.Anomaly)
+	}
+	plain := writePage(t, t.TempDir(), "plain.html", res.Artifact, report.Options{ReplayCommand: "interleave replay . failure.json"})
+	plainURL := tb.load(plain)
+	var own struct {
+		Shown    bool
+		Name     string
+		Edges    int
+		Critical int
+		Fix      int
+		More     string
+	}
+	tb.eval(`({
+		shown: !document.getElementById('explain-section').hidden,
+		name: document.querySelector('.explain-name strong').textContent,
+		edges: document.querySelectorAll('.cycle-edge').length,
+		critical: document.querySelectorAll('.unit-box.critical').length,
+		fix: document.querySelectorAll('.explain-fix').length,
+		more: (document.querySelector('.explain-more') || {}).textContent || '',
+	})`, &own)
+	if !own.Shown || own.Name != "lost update" || own.Edges != 2 || own.Critical != 0 || own.Fix != 0 || !strings.Contains(own.More, "interleave explain") {
+		t.Fatalf("the report of the search's artifact shows %+v; want the lost update and its two dependencies drawn, and a pointer to explain", own)
+	}
+	tb.clean("file://"+file, plainURL)
 }

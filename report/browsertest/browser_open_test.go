@@ -157,7 +157,20 @@ func refusals(t *testing.T, base []byte) []refusal {
 		{"a decision naming no recorded unit", e(func(m map[string]any) { obj(m, "schedule", "decisions", 0, "release", 0)["unit"] = 99 })},
 		{"a decision out of order", e(func(m map[string]any) { obj(m, "schedule", "decisions", 1)["step"] = 7 })},
 		{"a unit recorded twice", e(func(m map[string]any) { m["units"] = append(m["units"].([]any), m["units"].([]any)[0]) })},
+		{"an explanation naming an unknown anomaly in markup", e(func(m map[string]any) {
+			m["explanation"] = explanationOf(func(x map[string]any) { x["anomaly"].(map[string]any)["name"] = "<b>lost</b>" })
+		})},
+		{"an explanation with a transaction of no actor", e(func(m map[string]any) {
+			m["explanation"] = explanationOf(func(x map[string]any) { x["cycle"].([]any)[1].(map[string]any)["to"] = "mallory:1" })
+		})},
+		{"an explanation with a step past the schedule", e(func(m map[string]any) {
+			m["explanation"] = explanationOf(func(x map[string]any) { x["cycle"].([]any)[0].(map[string]any)["toStep"] = 99 })
+		})},
+		{"an explanation with an unknown fix class", e(func(m map[string]any) {
+			m["explanation"] = explanationOf(func(x map[string]any) { x["fix"] = map[string]any{"class": "pray", "advice": ""} })
+		})},
 		// Files artifact.Decode accepts, which the page must accept too.
+		{"an explanation", e(func(m map[string]any) { m["explanation"] = explanationOf(func(map[string]any) {}) })},
 		{"keys in another case", e(func(m map[string]any) { m["MODE"] = m["mode"]; delete(m, "mode") })},
 		{"nulls for optional parts", e(func(m map[string]any) { m["search"] = nil; obj(m, "units", 0)["tags"] = nil })},
 	}
@@ -198,4 +211,18 @@ func checkRefusals(tb *tab, base []byte) {
 		}
 		t.Logf("%-38s page: %s\n%38s  CLI: %v", c.name, strings.TrimPrefix(r.Status, "\u201c"+name+"\u201d was not opened: "), "", goErr)
 	}
+}
+
+// explanationOf is a lost update between the counter's actors as an
+// artifact keeps it (JSON), with one change made.
+func explanationOf(change func(x map[string]any)) map[string]any {
+	x := map[string]any{
+		"anomaly": map[string]any{"name": "lost update", "adya": "G-single", "sentence": "lost update: alice:1 ..."},
+		"cycle": []any{
+			map[string]any{"from": "alice:1", "to": "bob:1", "kind": "rw", "relation": "public.counter", "fromStep": 2, "toStep": 5, "commitStep": 7},
+			map[string]any{"from": "bob:1", "to": "alice:1", "kind": "ww", "relation": "public.counter", "fromStep": 5, "toStep": 6},
+		},
+	}
+	change(x)
+	return x
 }
