@@ -79,6 +79,13 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 			res.Outcome, res.Message = OutcomeHarnessError, err.Error()
 		}
 	}()
+	if w.env.exclusive.Load() {
+		w.env.serial.Lock()
+		defer w.env.serial.Unlock()
+	} else {
+		w.env.serial.RLock()
+		defer w.env.serial.RUnlock()
+	}
 	actx, cancel := context.WithTimeout(ctx, w.env.opts.AttemptTimeout)
 	defer cancel()
 
@@ -193,6 +200,9 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	mu.Unlock()
 	res.Sched = at.Result()
 	res.SchedErr = schedErr
+	if errors.Is(schedErr, sched.ErrInterference) {
+		w.env.exclusive.Store(true) // the next attempts run alone
+	}
 	w.judge(actx, sc, res, at)
 	for _, p := range proxies {
 		p.Close() // every stream's close is in the capture before it is kept

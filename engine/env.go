@@ -41,7 +41,20 @@ type env struct {
 	// victimNote says why victims stopped being chosen during the run,
 	// when an actor's role could not set deadlock_timeout.
 	victimNote atomic.Value
+
+	// serial orders attempts between workers once one of them saw another
+	// attempt decide when its actor went on (sched.ErrInterference: a
+	// safe-snapshot wait on another worker's serializable transaction;
+	// PostgreSQL tracks those across databases). From then on exclusive
+	// is set and attempts run one at a time: workers still reset and set
+	// up in parallel, but no two attempts' actors overlap.
+	serial    sync.RWMutex
+	exclusive atomic.Bool
 }
+
+// ExclusiveNote is the Result note of a search whose attempts ran one at a
+// time after a safe-snapshot wait crossed attempts.
+const ExclusiveNote = "a SERIALIZABLE READ ONLY DEFERRABLE transaction waited for a safe snapshot on another attempt's serializable transactions (PostgreSQL tracks them across databases), so from then on attempts ran one at a time; the attempt it happened in ran again"
 
 func openEnv(ctx context.Context, opts Options, workers int) (*env, error) {
 	fp, err := fingerprint.Of(fingerprint.Source(opts.Source))

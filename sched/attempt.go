@@ -46,6 +46,11 @@ var (
 	// ErrInconclusive: the attempt could not be judged (deadline, a lock held
 	// by a session that is not an actor).
 	ErrInconclusive = errors.New("inconclusive")
+	// ErrInterference: a session outside the attempt decided when an actor
+	// could go on (a safe-snapshot wait on another worker's serializable
+	// transaction), so the attempt's order is not the scheduler's alone.
+	// It comes wrapped together with ErrInconclusive.
+	ErrInterference = errors.New("a session outside the attempt took part")
 	// ErrSecondProducer: an actor used two connections at once under the
 	// single-producer profile.
 	ErrSecondProducer = netproxy.ErrSecondProducer

@@ -239,6 +239,11 @@ func (a *Attempt) applyWaitsLocked(waits []Wait, epoch uint64) bool {
 				ErrInconclusive, a.unitName(l.unit), w.Blockers))
 			return false
 		}
+		if foreign := a.foreignLocked(w.SnapshotBlockers); len(foreign) > 0 {
+			a.abortLocked(fmt.Errorf("%w: %w: %s waits for a safe snapshot (SERIALIZABLE READ ONLY DEFERRABLE) until serializable read-write transactions of sessions that are not this attempt's actors end (pids %v): PostgreSQL counts every database's, so another attempt running beside this one, or another client of the server, decided when it went on",
+				ErrInconclusive, ErrInterference, a.unitName(l.unit), foreign))
+			return false
+		}
 		if !ok || !w.ByActors {
 			all = false
 			continue
@@ -256,6 +261,18 @@ func (a *Attempt) applyWaitsLocked(waits []Wait, epoch uint64) bool {
 		}
 	}
 	return all
+}
+
+// foreignLocked returns the pids of pids that are none of the attempt's
+// backends.
+func (a *Attempt) foreignLocked(pids []uint32) []uint32 {
+	var out []uint32
+	for _, p := range pids {
+		if len(a.actorsOf([]uint32{p})) == 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (a *Attempt) actorsOf(pids []uint32) []int {

@@ -12,6 +12,12 @@ type Wait struct {
 	PID      uint32
 	ByActors bool     // pg_isolation_test_session_is_blocked against the actors' pids
 	Blockers []uint32 // pg_blocking_pids
+	// SnapshotBlockers are the sessions whose serializable read-write
+	// transactions a SERIALIZABLE READ ONLY DEFERRABLE transaction waits
+	// for (pg_safe_snapshot_blocking_pids). PostgreSQL tracks them across
+	// the whole cluster, not per database: another attempt's transactions
+	// count, so a safe-snapshot wait can depend on another worker.
+	SnapshotBlockers []uint32
 }
 
 // LockMonitor asks PostgreSQL which of pids wait on a lock.
@@ -21,7 +27,8 @@ type LockMonitor interface {
 
 // waitsSQL filters on the wait event first (cheap, lock-free) and only then
 // asks the lock manager, the same signal PostgreSQL's isolation tester uses.
-const waitsSQL = `SELECT a.pid, pg_isolation_test_session_is_blocked(a.pid, $2::int4[]), pg_blocking_pids(a.pid)
+const waitsSQL = `SELECT a.pid, pg_isolation_test_session_is_blocked(a.pid, $2::int4[]), pg_blocking_pids(a.pid),
+  CASE WHEN a.wait_event = 'SafeSnapshot' THEN pg_safe_snapshot_blocking_pids(a.pid) ELSE '{}' END
 FROM pg_stat_activity a
 WHERE a.pid = ANY($1::int4[]) AND (a.wait_event_type = 'Lock' OR a.wait_event = 'SafeSnapshot')`
 
@@ -126,13 +133,16 @@ func (m *PGMonitor) Waits(ctx context.Context, pids, actorPIDs []uint32) ([]Wait
 	for rows.Next() {
 		var pid int32
 		var by bool
-		var blockers []int32
-		if err := rows.Scan(&pid, &by, &blockers); err != nil {
+		var blockers, snapshot []int32
+		if err := rows.Scan(&pid, &by, &blockers, &snapshot); err != nil {
 			return nil, err
 		}
 		w := Wait{PID: uint32(pid), ByActors: by}
 		for _, b := range blockers {
 			w.Blockers = append(w.Blockers, uint32(b))
+		}
+		for _, b := range snapshot {
+			w.SnapshotBlockers = append(w.SnapshotBlockers, uint32(b))
 		}
 		out = append(out, w)
 	}
