@@ -10,6 +10,7 @@ import (
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/engine"
+	"github.com/pginterleave/interleave/explain"
 	"github.com/pginterleave/interleave/export"
 	"github.com/pginterleave/interleave/report"
 )
@@ -40,6 +41,28 @@ func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Repla
 // result is locally minimal.
 func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts MinimizeOptions) (*MinimizeResult, error) {
 	return engine.Minimize(ctx, sc, rec, opts)
+}
+
+// ExplainOptions configure Explain: the Options of a run, and the bounds of
+// the critical pair's reversals and of the retries at stronger levels.
+type ExplainOptions = engine.ExplainOptions
+
+// Explanation is what Explain says of a failure (docs/explaining.md;
+// docs/json/explain.v1.schema.json is its JSON).
+type Explanation = explain.Explanation
+
+// Explain says what went wrong in the failure rec recorded and what would
+// fix it, each claim shown on PostgreSQL: the dependency cycle between its
+// transactions and the anomaly's name (lost update, write skew, read skew,
+// phantom, read-only anomaly; Adya's G-single, G2-item, G2), or "no
+// dependency cycle between transactions"; the critical pair, two commands
+// whose reversal, everything else kept, makes the order pass (found by
+// running reversals); and the fix class, from the same order run with every
+// actor's sessions at REPEATABLE READ and at SERIALIZABLE (actors that fail
+// with 40001 or 40P01 run again). The anomaly alone is in
+// rec.Explanation already when a search or a run saved the failure.
+func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts ExplainOptions) (*Explanation, error) {
+	return engine.Explain(ctx, sc, rec, opts)
 }
 
 // CommandActor is an actor that runs a program in any language. The program

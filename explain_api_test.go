@@ -1,0 +1,112 @@
+package interleave_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/explain"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+)
+
+// withdrawals is a lost update inside transactions: two withdrawals of 10
+// each read the balance and write it back in one READ COMMITTED
+// transaction.
+func withdrawals() interleave.Scenario {
+	withdraw := func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(context.Background())
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer tx.Rollback(context.Background())
+		var b int
+		if err := tx.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE accounts SET balance = $1 WHERE id = 1", b-10); err != nil {
+			return nil, err
+		}
+		return nil, tx.Commit(ctx)
+	}
+	return interleave.Scenario{
+		Name:  "withdrawals",
+		Setup: fixture.Exec("CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL); INSERT INTO accounts VALUES (1, 100)"),
+		Actors: []interleave.Actor{
+			{Name: "alice", Run: withdraw},
+			{Name: "bob", Run: withdraw},
+		},
+		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+			var b int
+			if err := db.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
+				return err
+			}
+			if b != 80 {
+				return fmt.Errorf("balance is %d after two withdrawals of 10 from 100, want 80", b)
+			}
+			return nil
+		},
+	}
+}
+
+// TestExplainAPI finds the lost update, reads the saved artifact back as a
+// user of the API would, and explains it: the search's artifact already
+// names the anomaly; Explain adds the critical pair and the fix class,
+// each shown by running the order.
+func TestExplainAPI(t *testing.T) {
+	ctx := fixture.Context(t)
+	o := opts()
+	o.Search.Workers = 1
+	o.Output.Out = filepath.Join(t.TempDir(), "failure.json")
+	res, err := interleave.Explore(ctx, withdrawals(), o)
+	if err != nil || res.Outcome != interleave.OutcomeViolation {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	rec, err := artifact.Read(res.Saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Explanation == nil || rec.Explanation.Anomaly.Name != explain.LostUpdate || len(rec.Explanation.Cycle) != 2 {
+		t.Fatalf("the saved artifact names %+v; want a lost update and its cycle of two", rec.Explanation)
+	}
+	x, err := interleave.Explain(ctx, withdrawals(), rec, interleave.ExplainOptions{Options: opts()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Anomaly != rec.Explanation.Anomaly || x.CriticalPair == nil || !x.CriticalPair.Found || x.Fix == nil || x.Fix.Class != explain.FixRepeatableRead {
+		t.Fatalf("Explain says:\n%s", x.Text())
+	}
+	// A passing run is nothing to explain.
+	pass := withdrawals()
+	pass.Invariant = func(context.Context, *pgx.Conn, []interleave.ActorResult) error { return nil }
+	if _, err := interleave.Explain(ctx, pass, &artifact.Artifact{Scenario: rec.Scenario, Outcome: artifact.Outcome{Kind: "pass"}}, interleave.ExplainOptions{Options: opts()}); err == nil {
+		t.Error("Explain of a pass returned no error")
+	}
+}
+
+// Explain the failure a search saved: the anomaly by name, the critical
+// pair and the isolation level that stops it.
+func ExampleExplain() {
+	ctx := context.Background()
+	sc := withdrawals()
+	rec, err := artifact.Read("failure.json") // written by a run with --out, or Options.Output.Out
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	x, err := interleave.Explain(ctx, sc, rec, interleave.ExplainOptions{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	fmt.Print(x.Text())
+}
