@@ -57,6 +57,15 @@ const docIntro = "# Explaining a failure\n\n" +
 	"   deadlock, 40P01, or a 40001 the code did not retry) the fix class is `retry`.\n" +
 	"   When the recorded order no longer fails as recorded (changed code, or a\n" +
 	"   recording with overlapping pairs), no pair and no level is claimed.\n\n" +
+	"A search names the anomaly of every failure it saves (step 1 alone: each command\n" +
+	"classified on a database after the setup; no order is run again):\n" +
+	"`interleave run` prints it under the failing order, `run --json` has it in\n" +
+	"`firstFailure.anomaly` (docs/json/summary.v1.schema.json), the artifact keeps it\n" +
+	"with its cycle (`explanation`), `interleave report` draws the cycle over the lanes,\n" +
+	"and `minimize` names its shorter order again. When it cannot be named, a note\n" +
+	"says why and nothing else changes. Steps 2 and 3 run the order again, so they are\n" +
+	"`interleave explain`'s (`interleave.Explain` in Go); explain leaves the artifact as\n" +
+	"it is (it is the evidence, and may be committed or bundled with its checksums).\n\n" +
 	"`--json` prints the same as JSON (docs/json/explain.v1.schema.json), `--out FILE`\n" +
 	"also writes it, and `--report FILE.html` writes the artifact's report with the\n" +
 	"explanation and its cycle drawn over the lanes ([report-cycle.png](report-cycle.png)). To look at\n" +
@@ -87,6 +96,7 @@ func TestExplainingPage(t *testing.T) {
 			title = "no cycle: check, then insert"
 		}
 		fmt.Fprintf(&b, "\n## %s: `%s`\n\n", strings.ToUpper(title[:1])+title[1:], sc.Name)
+		fmt.Fprintf(&b, "The search's summary, under the failing order:\n\n```\n%s\n```\n\n", x.Anomaly.Line())
 		b.WriteString("```\n$ interleave explain failure.json\n")
 		fmt.Fprintf(&b, "Failure: %s\n%s```\n", x.Failure, x.Text())
 		if sc.Name == "lost-update" {
