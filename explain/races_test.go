@@ -66,6 +66,10 @@ func TestRaceSuite(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s (%s):\n%s", r.Name, r.Story, x.Text())
+			// The search named it the same way when it saved the failure.
+			if rec := res.Artifact.Explanation; rec == nil || rec.Anomaly != x.Anomaly || len(rec.Cycle) != len(x.Cycle) {
+				t.Errorf("the search's artifact names %+v (%q); explain %+v", rec, res.AnomalyError, x.Anomaly)
+			}
 			found := x.CriticalPair != nil && x.CriticalPair.Found
 			if x.Anomaly.Name != w.name || x.Fix == nil || x.Fix.Class != w.fix || found != w.pair {
 				t.Errorf("named %q, fix %+v, critical pair found %v; want %q, %s, %v", x.Anomaly.Name, x.Fix, found, w.name, w.fix, w.pair)
