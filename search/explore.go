@@ -84,6 +84,10 @@ type explorer struct {
 	porFull   bool // the reduction's records reached the memory budget
 	// victimPlans are the plans queued for another deadlock victim.
 	victimPlans map[string]bool
+	// dealt says that the schedules every shard runs are over and the
+	// plans have been dealt out (shard.go).
+	dealt         bool
+	sharedReduced bool
 
 	// The reduction check (check.go).
 	checkN        int
@@ -206,8 +210,13 @@ func (e *explorer) next() (*node, int) {
 			e.cond.Broadcast()
 			return nil, 0
 		}
-		if e.front.Len() > 0 && e.front.mayDispatch(e.front.peek(), e.inflight) {
-			n := e.pop()
+		if e.front.Len() > 0 && e.front.mayDispatch(e.front.peek(), e.inflight) && !(e.sharing() && len(e.inflight) > 0) {
+			var n *node
+			if e.sharing() {
+				n = e.popShared()
+			} else {
+				n = e.pop()
+			}
 			seq := e.seq
 			e.seq++
 			e.inflight[seq] = running{seq: seq, depth: n.depth, path: n.path}
@@ -304,16 +313,14 @@ func (e *explorer) awaitFirstAttempt() bool {
 func (e *explorer) record(n *node, seq int, rep Report) {
 	e.recorded = true
 	s := e.sum
-	if n.depth == 0 && e.opts.Shards > 1 && e.opts.Shard != 1 && !e.sampled {
-		// Every shard runs the first schedule to learn its alternatives;
-		// shard 1 alone counts it.
-		if rep.Stop != nil {
-			s.StopErr = rep.Stop
-			e.stop(StopHarness)
+	if e.sharing() {
+		// Every shard runs the first schedules alike, until there are
+		// enough plans to deal out (shard.go).
+		defer e.deal(n, rep)
+		if e.opts.Shard != 1 {
+			e.recordShared(n, seq, rep)
 			return
 		}
-		e.expandFor(n, seq, rep)
-		return
 	}
 	// The check's runs are counted apart from the search's attempts.
 	if n.check != notCheck {
@@ -411,7 +418,7 @@ const maxSeenSchedules = 1 << 18
 // expandFor queues what follows an attempt: the alternatives its races call
 // for under reduction, every alternative otherwise; e.mu held.
 func (e *explorer) expandFor(n *node, seq int, rep Report) {
-	if e.opts.Reduction == POR && !(n.depth == 0 && e.opts.Shards > 1) && e.expandReduced(n, seq, rep.Decisions, rep.Trace, rep.Behaviour) {
+	if e.opts.Reduction == POR && e.expandReduced(n, seq, rep.Decisions, rep.Trace, rep.Behaviour) {
 		return
 	}
 	e.expand(n, seq, rep.Decisions)

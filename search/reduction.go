@@ -112,18 +112,8 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			st.moves[single(d.Released[0].Actor)] = true
 		}
 	}
-	// With shards, the first schedule's alternatives are all dealt out
-	// (expand, at depth 0); below, races before a subtree's first choice
-	// belong to those other subtrees.
-	anchor := -1
-	if e.opts.Shards > 1 && len(n.plan.Choices) > 0 {
-		anchor = n.plan.Choices[0].Step
-	}
 	child := n.nextChild
 	queue := func(k int, units []sched.UnitRef) {
-		if k <= anchor {
-			return
-		}
 		if e.opts.MaxDepth > 0 && choicesBefore(ds, k)+1 > e.opts.MaxDepth {
 			e.sum.PrunedByDepth++
 			return

@@ -62,10 +62,11 @@ type Options struct {
 	// Reduction is POR (the default: orders that differ only by swapping
 	// adjacent independent units are run once) or None (every order).
 	Reduction Reduction
-	// Shard K of Shards (1-based) explores a disjoint part of the same
-	// deterministic space: every shard runs the first schedule, and the
-	// subtrees of its alternatives are dealt out round-robin. Zero Shards
-	// means the whole space.
+	// Shard K of Shards (1-based) explores its part of the same
+	// deterministic space: every shard runs the first schedules (the
+	// first, and under reduction those with one choice), then the branches
+	// below them are dealt out (shard.go). Zero Shards means the whole
+	// space.
 	Shard, Shards int
 	// FrontierBytes bounds the memory of pending prefixes (0: 256 MiB);
 	// prefixes beyond it are dropped, counted, and the search is then not
