@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/pginterleave/interleave/artifact"
@@ -20,6 +21,16 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(seed)
+	// The same with an explanation (a lost update), to mutate its fields.
+	withExplanation := strings.Replace(string(seed), "\n}", `,"explanation":{"anomaly":{"name":"lost update","adya":"G-single","sentence":"s"},`+
+		`"cycle":[{"from":"alice:1","to":"bob:1","kind":"rw","relation":"r","fromStep":2,"toStep":5,"commitStep":7},`+
+		`{"from":"bob:1","to":"alice:1","kind":"ww","relation":"r","fromStep":5,"toStep":6}],`+
+		`"criticalPair":{"first":2,"second":7,"firstActor":"alice","secondActor":"bob","firstSql":"","secondSql":"","found":true,"tried":[]},`+
+		`"fix":{"class":"locking","advice":""}}}`, 1)
+	if _, err := artifact.Decode([]byte(withExplanation)); err != nil {
+		f.Fatalf("the seed with an explanation is refused: %v", err)
+	}
+	f.Add([]byte(withExplanation))
 	f.Add([]byte(`{"schemaVersion":1}`))
 	f.Add([]byte(`{"schemaVersion":1,"units":[{"actor":"a","conn":0,"unit":0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
