@@ -49,7 +49,17 @@ function renderExplanation() {
     });
   }
   if (X.fix) add(body, el('p', 'explain-fix fix-' + X.fix.class, 'Fix: ' + X.fix.advice + '.'));
-  if (!p && !X.fix) add(body, el('p', 'explain-more', 'Named from the order alone. For the critical pair and whether a stronger isolation level prevents it (each shown by running the order again): interleave explain ' + (A.scenario.program ? shellQuote(A.scenario.program) + ' ' : '') + shellQuote(SHOWN.name || 'ARTIFACT')));
+  if (!p && !X.fix) add(body, el('p', 'explain-more', 'Named from the order alone. For the critical pair and whether a stronger isolation level prevents it (each shown by running the order again): ' + explainCommand()));
+}
+
+// explainCommand is the replay command the page shows (renderReplay),
+// with explain in its place: the same program and artifact.
+function explainCommand() {
+  const dir = A.scenario.program || './' + A.scenario.name;
+  if (SHOWN.kind !== 'embedded' || CONFIG.replayGeneric || !CONFIG.replayCommand.startsWith('interleave replay ')) {
+    return 'interleave explain ' + shellQuote(dir) + ' ' + shellQuote(SHOWN.kind === 'embedded' ? CONFIG.fileName : SHOWN.name);
+  }
+  return 'interleave explain ' + CONFIG.replayCommand.slice('interleave replay '.length);
 }
 
 function edgeText(e) {

@@ -160,8 +160,9 @@ func TestReportDrawsTheCycle(t *testing.T) {
 		fix: document.querySelectorAll('.explain-fix').length,
 		more: (document.querySelector('.explain-more') || {}).textContent || '',
 	})`, &own)
-	if !own.Shown || own.Name != "lost update" || own.Edges != 2 || own.Critical != 0 || own.Fix != 0 || !strings.Contains(own.More, "interleave explain") {
+	if !own.Shown || own.Name != "lost update" || own.Edges != 2 || own.Critical != 0 || own.Fix != 0 || !strings.HasSuffix(own.More, ": interleave explain . failure.json") {
 		t.Fatalf("the report of the search's artifact shows %+v; want the lost update and its two dependencies drawn, and a pointer to explain", own)
 	}
 	tb.clean("file://"+file, plainURL)
+	tb.screenshot("report-cycle-run.png")
 }
