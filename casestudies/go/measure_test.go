@@ -22,7 +22,7 @@ var (
 	measure = flag.Bool("gostudies.measure", false, "run every measurement of docs/case-studies.md's Go section (use -timeout 2h)")
 	trials  = flag.Int("gostudies.trials", 100, "with -gostudies.measure: trials of ordinary concurrency and of the start barrier")
 	sweep   = flag.Int("gostudies.sweep", 50, "with -gostudies.measure: schedules of the racy variant explored past the first failure")
-	depth   = flag.Int("gostudies.depth", 2, "with -gostudies.measure: the choice bound of the fixed variant's exhaustive search")
+	depth   = flag.Int("gostudies.depth", -1, "with -gostudies.measure: the choice bound of the fixed variant's exhaustive search (0: every order; -1: the study's Bound)")
 	parts   = flag.String("gostudies.parts", "interleave,goroutines,barrier,isolation", "with -gostudies.measure: which measurements to run")
 	only    = flag.String("gostudies.study", "", "with -gostudies.measure: only the studies of these package directories, comma-separated (gooseup, migrateversiontable, gormfirstorcreate, ternversiontable)")
 )
@@ -118,12 +118,20 @@ func exploreRows(t *testing.T, m *gostudies.Measurer, st *gostudies.Study, row f
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixed, err := m.Explore(ctx, st, st.Fixed, 2000, *depth, false)
+	bound := st.Bound
+	if *depth >= 0 {
+		bound = *depth
+	}
+	fixed, err := m.Explore(ctx, st, st.Fixed, 2000, bound, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	row("| Interleave: first failure | attempt %d of budget 100 (%.1f s), exit %d | %s (exit %d), %s after %d attempts (%.1f s), orders of up to %d choices (%d longer orders not run)%s |",
-		first.FirstFailure, first.Elapsed.Seconds(), first.ExitCode, fixed.Outcome, fixed.ExitCode, fixed.Stop, fixed.Attempted, fixed.Elapsed.Seconds(), *depth, fixed.PrunedByDepth, messages(map[string]int{fixed.Message: 1}))
+	orders := "every order"
+	if bound > 0 {
+		orders = fmt.Sprintf("orders of up to %d choices (%d longer orders not run)", bound, fixed.PrunedByDepth)
+	}
+	row("| Interleave: first failure | attempt %d of budget 100 (%.1f s), exit %d | %s (exit %d), %s after %d attempts (%.1f s), %s%s |",
+		first.FirstFailure, first.Elapsed.Seconds(), first.ExitCode, fixed.Outcome, fixed.ExitCode, fixed.Stop, fixed.Attempted, fixed.Elapsed.Seconds(), orders, messages(map[string]int{fixed.Message: 1}))
 	swept, err := m.Explore(ctx, st, st.Racy, *sweep, 0, true)
 	if err != nil {
 		t.Fatal(err)

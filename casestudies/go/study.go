@@ -21,6 +21,11 @@ type Study struct {
 	// Options are the run options every measurement of this study uses
 	// (database/sql pools need the multi-producer connection profile).
 	Options interleave.Options
+	// Bound is the choice bound of the fixed variant's search
+	// (Search.MaxDepth): 0 when its search ends with every order explored,
+	// otherwise the largest bound whose orders were all explored in the
+	// time measured (docs/case-studies.md says why no more).
+	Bound int
 }
 
 // Variant is one way of calling the library.

@@ -47,6 +47,7 @@ var Study = &gostudies.Study{
 	Racy:    gostudies.Variant{Label: "goose.Up (package functions, no lock)", Scenario: scenario("goose-up-racy", upPackage)},
 	Fixed:   gostudies.Variant{Label: "Provider.Up with lock.NewPostgresSessionLocker", Scenario: scenario("goose-up-fixed", upProvider)},
 	Options: gostudies.PoolOptions(),
+	Bound:   2,
 }
 
 // scenario is a database on which the application has run before (goose's

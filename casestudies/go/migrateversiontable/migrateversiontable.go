@@ -60,6 +60,7 @@ var Study = &gostudies.Study{
 	Racy:    gostudies.Variant{Label: "v3.5.4: postgres.WithInstance then m.Up()", Scenario: scenario("migrate-version-table-racy", upV3)},
 	Fixed:   gostudies.Variant{Label: "v4.18.3: postgres.WithInstance then m.Up()", Scenario: scenario("migrate-version-table-fixed", upV4)},
 	Options: gostudies.PoolOptions(),
+	Bound:   2,
 }
 
 // scenario is an empty database and two services starting at once, each

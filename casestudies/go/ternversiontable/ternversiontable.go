@@ -45,6 +45,7 @@ var Study = &gostudies.Study{
 	Racy:    gostudies.Variant{Label: "tern v1.9.1: NewMigrator then Migrate", Scenario: scenario("tern-version-table-racy", migrateV1)},
 	Fixed:   gostudies.Variant{Label: "tern/v2 v2.3.4: NewMigrator then Migrate", Scenario: scenario("tern-version-table-fixed", migrateV2)},
 	Options: pairOptions(),
+	Bound:   2,
 }
 
 // pairOptions let the search release two statements at once.

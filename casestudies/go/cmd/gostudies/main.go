@@ -1,10 +1,11 @@
 // Command gostudies is the Go case studies as one scenario program: each
-// study's racy and safe variants, chosen with --scenario. The studies that
-// use database/sql need --connections multi-producer; tern's needs
-// --overlap pairs; the safe variants are proved with --max-depth 2.
+// study's racy and safe variants, chosen with --scenario. goose's and
+// golang-migrate's need --connections multi-producer and tern's --overlap
+// pairs, and their safe variants are proved up to --max-depth 2; GORM's
+// needs no flag, and its safe variant is proved with every order.
 //
-//	go run ./cmd/gostudies run --scenario gorm-first-or-create-racy --connections multi-producer             # exit 1
-//	go run ./cmd/gostudies run --scenario gorm-first-or-create-fixed --connections multi-producer --max-depth 2 # exit 0
+//	go run ./cmd/gostudies run --scenario gorm-first-or-create-racy  # exit 1
+//	go run ./cmd/gostudies run --scenario gorm-first-or-create-fixed # exit 0, every order explored
 package main
 
 import (
