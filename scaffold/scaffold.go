@@ -59,7 +59,17 @@ type Options struct {
 	Require   string
 	Replace   string
 	Published bool
+	// JavaScript only. NPMVersion, when set, is the npm release of
+	// @pginterleave/interleave (NPMPackage) that package.json names as a
+	// devDependency, so that `npm install` brings the interleave command
+	// (npx interleave, and npm run scripts) with no binary on PATH. Empty
+	// (a build that is not a release) names none.
+	NPMVersion string
 }
+
+// NPMPackage is the npm package of Interleave: the CLI, the JavaScript API
+// and defineScenario.
+const NPMPackage = "@pginterleave/interleave"
 
 // File is one file of a scaffold.
 type File struct {
@@ -78,6 +88,7 @@ type Plan struct {
 
 type data struct {
 	Name, Package, ModulePath, GoVersion, Require, Replace, ModuleRoot string
+	NPMPackage, NPMVersion                                             string
 	InModule, Published                                                bool
 }
 
@@ -88,7 +99,8 @@ func Make(o Options) (*Plan, error) {
 		return nil, err
 	}
 	pkg := packageName(filepath.Base(abs))
-	d := data{Name: ScenarioName, Package: pkg, ModulePath: pkg, GoVersion: GoVersion, Require: o.Require, Replace: o.Replace, Published: o.Published}
+	d := data{Name: ScenarioName, Package: pkg, ModulePath: pkg, GoVersion: GoVersion, Require: o.Require, Replace: o.Replace, Published: o.Published,
+		NPMPackage: NPMPackage, NPMVersion: o.NPMVersion}
 	if d.Require == "" && d.Replace != "" {
 		d.Require = UnpublishedVersion
 	}

@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"encoding/json"
 	"go/format"
 	"os"
 	"path/filepath"
@@ -71,5 +72,48 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("Write wrote files: %v", entries)
+	}
+}
+
+// A release's JavaScript scaffold names the same release of the npm
+// package as a devDependency (npm install then brings the interleave
+// command, and the README runs it with npx); a build that is not a release
+// names none, and its README says to put the command on PATH.
+func TestJavaScriptScaffoldNamesTheNPMRelease(t *testing.T) {
+	for _, version := range []string{"0.4.1", ""} {
+		p, err := Make(Options{Kind: JavaScript, Dir: filepath.Join(t.TempDir(), "likes"), NPMVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		for _, f := range p.Files {
+			files[f.Name] = string(f.Data)
+		}
+		var pkg struct {
+			Dependencies    map[string]string `json:"dependencies"`
+			DevDependencies map[string]string `json:"devDependencies"`
+		}
+		if err := json.Unmarshal([]byte(files["package.json"]), &pkg); err != nil {
+			t.Fatalf("package.json for version %q is not JSON: %v\n%s", version, err, files["package.json"])
+		}
+		if pkg.Dependencies["pg"] == "" {
+			t.Fatalf("package.json lost pg:\n%s", files["package.json"])
+		}
+		readme := files["README.md"]
+		if version != "" {
+			if pkg.DevDependencies[NPMPackage] != version {
+				t.Fatalf("devDependencies %v, want %s %s", pkg.DevDependencies, NPMPackage, version)
+			}
+			if !strings.Contains(readme, "npx interleave run scenario.mjs") || strings.Contains(readme, "must be on PATH") {
+				t.Fatalf("a release's README should run npx interleave:\n%s", readme)
+			}
+			continue
+		}
+		if len(pkg.DevDependencies) != 0 {
+			t.Fatalf("a build that is not a release named %v", pkg.DevDependencies)
+		}
+		if !strings.Contains(readme, "must be on PATH") || strings.Contains(readme, "npx interleave run") {
+			t.Fatalf("a non-release README should say to put interleave on PATH:\n%s", readme)
+		}
 	}
 }

@@ -92,6 +92,10 @@ scenario is a package of it: init adds the release to that module's go.mod
 			} else if checkoutPath != "" {
 				return fmt.Errorf("--module-path is for Go scenarios; --js and --yaml scenarios need no Go module")
 			}
+			if v := moduleRelease(); v != "" && o.Kind == scaffold.JavaScript {
+				// A release's package.json names the same release on npm.
+				o.NPMVersion = strings.TrimPrefix(v, "v")
+			}
 			plan, err := scaffold.Make(o)
 			if err != nil {
 				return err
@@ -255,6 +259,9 @@ func nextSteps(o scaffold.Options, dir, moduleRoot string) []string {
 	var steps []string
 	switch o.Kind {
 	case scaffold.JavaScript:
+		if o.NPMVersion != "" {
+			return []string{"cd " + shellQuote(dir), "npm install", "npx interleave run scenario.mjs --out failure.json"}
+		}
 		return []string{"cd " + shellQuote(dir), "npm install", "interleave run scenario.mjs --out failure.json"}
 	case scaffold.YAML:
 		return []string{"interleave run " + shellQuote(filepath.Join(dir, "scenario.yaml")) + " --out failure.json"}
