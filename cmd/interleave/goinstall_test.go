@@ -123,6 +123,20 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 		}
 	})
 
+	// A release's JavaScript scaffold names the same release on npm, so
+	// that npm install brings the interleave command and npx runs it.
+	t.Run("init --js", func(t *testing.T) {
+		dir := t.TempDir()
+		r := runIn(t, dir, env, bin, "init", "--js", "likes")
+		if r.code != 0 || !strings.Contains(r.stdout, "  npx interleave run scenario.mjs --out failure.json\n") {
+			t.Fatalf("init --js from a release: want npx interleave as the next step, got %s", r)
+		}
+		pkg := readText(t, filepath.Join(dir, "likes", "package.json"))
+		if want := `"@pginterleave/interleave": "` + strings.TrimPrefix(proxyVersion, "v") + `"`; !strings.Contains(pkg, want) {
+			t.Fatalf("package.json: want the devDependency %s:\n%s", want, pkg)
+		}
+	})
+
 	t.Run("init outside any module", func(t *testing.T) {
 		dir := t.TempDir()
 		r := runIn(t, dir, env, bin, "init", "likes")
