@@ -324,6 +324,9 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 	}
 	// The check's runs are counted apart from the search's attempts.
 	if n.check != notCheck {
+		if e.shardCheck(n, seq, rep) {
+			return
+		}
 		switch {
 		case rep.Stop != nil:
 			s.StopErr = rep.Stop

@@ -184,7 +184,11 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		e.queueDependentPairs(tr, ds, keys, queue)
 	}
 	n.nextChild = child
-	e.noteSkipped(n, ds, keys, behaviour)
+	if !e.sharing() {
+		// A shard samples only the orders skipped in its own branches,
+		// whose equivalents it runs itself (shard.go).
+		e.noteSkipped(n, ds, keys, behaviour)
+	}
 	// What the unreduced search would have queued from this attempt.
 	last := n.plan.lastStep()
 	for _, d := range ds {

@@ -64,9 +64,40 @@ func (e *explorer) recordShared(n *node, seq int, rep Report) {
 	case rep.Diverged:
 		// record queues nothing after a diverged attempt either.
 	default:
+		e.noteBehaviour(rep)
 		e.expandFor(n, seq, rep)
 		e.queueVictims(n, seq, rep)
 	}
+}
+
+// noteBehaviour remembers what a shared schedule did, for the reduction
+// check: the first attempt of each branch is the equivalent of orders
+// skipped in it; e.mu held.
+func (e *explorer) noteBehaviour(rep Report) {
+	if rep.Behaviour == "" || rep.Stop != nil {
+		return
+	}
+	if e.behaviours[rep.Behaviour] || len(e.behaviours) < maxBehaviours {
+		e.behaviours[rep.Behaviour] = true
+	} else {
+		e.behaviourFull = true
+	}
+}
+
+// shardCheck records a random order of the reduction check in a shard
+// and reports whether it did: the order may belong to another shard's
+// branch, so a behaviour new to this shard says nothing of the whole
+// search; only a failure counts (as the search's). e.mu held.
+func (e *explorer) shardCheck(n *node, seq int, rep Report) bool {
+	if e.opts.Shards <= 1 || n.check != checkRandom || rep.Stop != nil || rep.Diverged || rep.Inconclusive {
+		return false
+	}
+	e.check.Random++
+	e.check.Sampled++
+	if rep.Failed {
+		e.checkFailure(n, seq)
+	}
+	return true
 }
 
 // deal ends the shared schedules once every pending plan has more choices
