@@ -126,12 +126,16 @@ func exploreRows(t *testing.T, m *gostudies.Measurer, st *gostudies.Study, row f
 	if err != nil {
 		t.Fatal(err)
 	}
+	note := map[string]int{}
+	if fixed.Message != "" {
+		note[fixed.Message] = 1
+	}
 	orders := "every order"
 	if bound > 0 {
 		orders = fmt.Sprintf("orders of up to %d choices (%d longer orders not run)", bound, fixed.PrunedByDepth)
 	}
 	row("| Interleave: first failure | attempt %d of budget 100 (%.1f s), exit %d | %s (exit %d), %s after %d attempts (%.1f s), %s%s |",
-		first.FirstFailure, first.Elapsed.Seconds(), first.ExitCode, fixed.Outcome, fixed.ExitCode, fixed.Stop, fixed.Attempted, fixed.Elapsed.Seconds(), orders, messages(map[string]int{fixed.Message: 1}))
+		first.FirstFailure, first.Elapsed.Seconds(), first.ExitCode, fixed.Outcome, fixed.ExitCode, fixed.Stop, fixed.Attempted, fixed.Elapsed.Seconds(), orders, messages(note))
 	swept, err := m.Explore(ctx, st, st.Racy, *sweep, 0, true)
 	if err != nil {
 		t.Fatal(err)

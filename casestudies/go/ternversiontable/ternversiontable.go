@@ -4,8 +4,9 @@
 // the advisory lock that Migrate takes. Three services migrating an empty
 // database at once got "duplicate key value violates unique constraint
 // pg_type_typname_nsp_index" from that statement. In tern v1.9.1 the check
-// and the CREATE run unlocked; v1.10.2 and later (and tern/v2) take the
-// advisory lock around them. Both tern v1 releases cannot be linked into
+// and the CREATE run unlocked; commit 0189c51 ("Protect against multiple
+// migrators on first run", released in v1.10.0) takes the advisory lock
+// around them, as v1.10.2 and tern/v2 do. Both tern v1 releases cannot be linked into
 // one program (one module path), so the safe variant is tern/v2 v2.3.4,
 // whose ensureSchemaVersionTableExists is v1.10.2's with the lock.
 //
@@ -40,7 +41,7 @@ var Study = &gostudies.Study{
 	Name:   "tern-version-table",
 	Module: "github.com/jackc/tern v1.9.1 (pgx v4), github.com/jackc/tern/v2 v2.3.4 (pgx v5)",
 	Upstream: []string{
-		"https://github.com/jackc/tern/issues/19: \"Race condition with initial migration\": NewMigrator's version-table creation runs without the advisory lock; three services on an empty database get duplicate key value violates unique constraint \"pg_type_typname_nsp_index\" (closed; the fixing commit is not verified here, the lock is in the code of v1.10.2 and v2.3.4 read from the module cache)",
+		"https://github.com/jackc/tern/issues/19: \"Race condition with initial migration\": NewMigrator's version-table creation runs without the advisory lock; three services on an empty database get duplicate key value violates unique constraint \"pg_type_typname_nsp_index\" (closed). The lock came with commit 0189c515b2b60790fa07d7cd5c529db814536310, \"Protect against multiple migrators on first run\" (2020-03-07, in tags v1.10.0 and later of the repository); the module proxy's zips agree: ensureSchemaVersionTableExists has no lock in v1.9.1 and takes it in v1.10.2 (v1.10.0 and v1.10.1 were not obtainable from the proxy here). The commit's message does not cite #19",
 	},
 	Racy:    gostudies.Variant{Label: "tern v1.9.1: NewMigrator then Migrate", Scenario: scenario("tern-version-table-racy", migrateV1)},
 	Fixed:   gostudies.Variant{Label: "tern/v2 v2.3.4: NewMigrator then Migrate", Scenario: scenario("tern-version-table-fixed", migrateV2)},
