@@ -85,7 +85,8 @@ type explorer struct {
 	// victimPlans are the plans queued for another deadlock victim.
 	victimPlans map[string]bool
 	// dealt says that the schedules every shard runs are over and the
-	// plans have been dealt out (shard.go).
+	// plans have been dealt out; sharedReduced that the plans with one
+	// choice are shared too (shard.go).
 	dealt         bool
 	sharedReduced bool
 
@@ -314,8 +315,8 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 	e.recorded = true
 	s := e.sum
 	if e.sharing() {
-		// Every shard runs the first schedules alike, until there are
-		// enough plans to deal out (shard.go).
+		// Every shard runs the first schedules alike, then deals the
+		// plans out (shard.go).
 		defer e.deal(n, rep)
 		if e.opts.Shard != 1 {
 			e.recordShared(n, seq, rep)
