@@ -37,10 +37,11 @@ type Variant struct {
 // Variants are the study's two variants, racy first.
 func (s *Study) Variants() []Variant { return []Variant{s.Racy, s.Fixed} }
 
-// PoolOptions are the options of a study whose actors use database/sql:
-// its pool may open a second connection while the first is idle, and the
-// Provider of goose holds one for the lock while it runs migrations on
-// another.
+// PoolOptions are the options goose's and golang-migrate's studies were
+// measured with: a database/sql pool may open a second connection. (Their
+// actors in fact keep to one at a time: goose's Provider runs SQL
+// migrations on the connection that holds its lock. GORM's study uses the
+// default single-producer profile, under which the search reduces.)
 func PoolOptions() interleave.Options {
 	var o interleave.Options
 	o.Proxy.Connections = interleave.MultiProducer
