@@ -38,7 +38,7 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 		return nil, err
 	}
 	if opts.MaxReversals <= 0 {
-		opts.MaxReversals = 6
+		opts.MaxReversals = DefaultMaxReversals
 	}
 	if opts.Retries <= 0 {
 		opts.Retries = 3
@@ -96,30 +96,10 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 	}
 
 	// The critical pair: reversals of dependent commands, cycle first.
-	pair := &explain.Pair{}
-	for _, c := range reversalCandidates(x) {
-		if len(pair.Tried) >= opts.MaxReversals || ctx.Err() != nil {
-			break
-		}
-		order, ok := reversed(rec, c[0], c[1])
-		if !ok {
-			continue
-		}
-		r := w.run(ctx, &sc, &orderPolicy{want: order, names: names}, victims)
-		pair.Tried = append(pair.Tried, explain.Trial{First: c[0], Second: c[1], Outcome: string(r.Outcome), Message: r.Message})
-		if r.Outcome == OutcomePass {
-			pair.Found = true
-			pair.First, pair.Second = c[0], c[1]
-			break
-		}
-	}
-	if pair.Found {
-		pair.FirstActor, pair.FirstSQL = unitAt(rec, pair.First)
-		pair.SecondActor, pair.SecondSQL = unitAt(rec, pair.Second)
-	}
+	pair := w.criticalPair(ctx, &sc, rec, x, opts.MaxReversals)
 	x.CriticalPair = pair
 	if !pair.Found {
-		x.Notes = append(x.Notes, fmt.Sprintf("no reversal of two dependent commands made the order pass (%d tried): more than one pair of commands takes part (three actors or more), or the failure does not come from an order of two commands", len(pair.Tried)))
+		x.Notes = append(x.Notes, noPairNote(pair))
 	}
 
 	// The fix class: the same order at stronger levels.
@@ -299,6 +279,46 @@ func paramText(p artifact.Param) string {
 		return p.Text
 	}
 	return "\x00"
+}
+
+// DefaultMaxReversals bounds the reversals run to find a critical pair,
+// by explain (ExplainOptions.MaxReversals) and by a search that saves a
+// failure (Options.Output.Reversals).
+const DefaultMaxReversals = 6
+
+// criticalPair runs reversals of two dependent commands of the failing
+// order rec recorded (x is its graph), cycle first, at most max, until one
+// passes: that pair is critical.
+func (w *worker) criticalPair(ctx context.Context, sc *Scenario, rec *artifact.Artifact, x *explain.Explanation, max int) *explain.Pair {
+	names := sc.ActorNames()
+	victims := victimsOf(rec, names)
+	pair := &explain.Pair{Tried: []explain.Trial{}}
+	for _, c := range reversalCandidates(x) {
+		if len(pair.Tried) >= max || ctx.Err() != nil {
+			break
+		}
+		order, ok := reversed(rec, c[0], c[1])
+		if !ok {
+			continue
+		}
+		r := w.run(ctx, sc, &orderPolicy{want: order, names: names}, victims)
+		pair.Tried = append(pair.Tried, explain.Trial{First: c[0], Second: c[1], Outcome: string(r.Outcome), Message: r.Message})
+		if r.Outcome == OutcomePass {
+			pair.Found = true
+			pair.First, pair.Second = c[0], c[1]
+			break
+		}
+	}
+	if pair.Found {
+		pair.FirstActor, pair.FirstSQL = unitAt(rec, pair.First)
+		pair.SecondActor, pair.SecondSQL = unitAt(rec, pair.Second)
+	}
+	return pair
+}
+
+// noPairNote is the note when no reversal passed.
+func noPairNote(p *explain.Pair) string {
+	return fmt.Sprintf("no reversal of two dependent commands made the order pass (%d tried): more than one pair of commands takes part (three actors or more), or the failure does not come from an order of two commands", len(p.Tried))
 }
 
 // unitAt is the actor and SQL of the unit rec released at step.

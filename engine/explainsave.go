@@ -11,7 +11,9 @@ import (
 // nameAnomaly names the anomaly of the failure a records, on w, a worker
 // the caller already has: the static part of Explain (what each command
 // touched, asked of PostgreSQL on a database after the scenario's setup;
-// the dependency graph and its shortest cycle), with no order run again.
+// the dependency graph and its shortest cycle), then, unless
+// Options.Output.Reversals is negative, the critical pair (at most that
+// many attempts of the order with two dependent commands swapped).
 // The result goes into a.Explanation. When it cannot be named, a is left
 // without one and the sentence returned says why (Result.AnomalyError):
 // the failure, its outcome and its exit code do not depend on it.
@@ -25,29 +27,43 @@ func (w *worker) nameAnomaly(ctx context.Context, sc *Scenario, a *artifact.Arti
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.env.opts.AttemptTimeout)
 	defer cancel()
-	rec, err := w.staticExplanation(ctx, sc, a)
+	x, rec, err := w.staticExplanation(ctx, sc, a)
 	if err != nil {
 		return fmt.Sprintf("the failure's anomaly could not be named: %v", err)
 	}
 	a.Explanation = rec
+	if n := w.env.opts.Output.Reversals; n > 0 && ctx.Err() == nil {
+		// The critical pair: a few attempts, each the failing order with
+		// two dependent commands swapped. Only evidence: a failure to find
+		// one changes nothing but the record.
+		with := *rec
+		with.CriticalPair = w.criticalPair(ctx, sc, a, x, n)
+		if !with.CriticalPair.Found {
+			with.Notes = append(append([]string(nil), with.Notes...), noPairNote(with.CriticalPair))
+		}
+		if ctx.Err() == nil && artifact.ValidateExplanation(&with, a) == nil {
+			a.Explanation = &with
+		}
+	}
 	return ""
 }
 
 // staticExplanation is the record nameAnomaly keeps, checked as a reader
 // of the artifact will check it.
-func (w *worker) staticExplanation(ctx context.Context, sc *Scenario, a *artifact.Artifact) (rec *explain.Record, err error) {
+func (w *worker) staticExplanation(ctx context.Context, sc *Scenario, a *artifact.Artifact) (x *explain.Explanation, rec *explain.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rec, err = nil, fmt.Errorf("panic: %v", p)
+			x, rec, err = nil, nil, fmt.Errorf("panic: %v", p)
 		}
 	}()
 	cmds, err := w.explainCommands(ctx, sc, a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rec = explain.Analyze(sc.Name, a.Outcome.Message, cmds, "").Record()
+	x = explain.Analyze(sc.Name, a.Outcome.Message, cmds, "")
+	rec = x.Record()
 	if err := artifact.ValidateExplanation(rec, a); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return rec, nil
+	return x, rec, nil
 }

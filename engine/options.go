@@ -85,6 +85,12 @@ type OutputOptions struct {
 	Force bool
 	// OnProgress, when set, is called after every attempt of a search.
 	OnProgress func(search.Progress)
+	// Reversals bounds the attempts a search, a run or minimize spends,
+	// after it saves a failure, on the failure's critical pair: the failing
+	// order with two dependent commands swapped, everything else kept, run
+	// until one passes (0: DefaultMaxReversals; negative: none, and the
+	// artifact names the anomaly only).
+	Reversals int
 }
 
 // SourceOptions name what the fingerprint covers for exact replay: a Go
@@ -181,6 +187,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.AttemptTimeout == 0 {
 		o.AttemptTimeout = 30 * time.Second
+	}
+	if o.Output.Reversals == 0 {
+		o.Output.Reversals = DefaultMaxReversals
 	}
 	s := &o.Search
 	s.Strategy, _ = search.ParseStrategy(string(s.Strategy))

@@ -34,12 +34,7 @@ func (x *Explanation) Text() string {
 		fmt.Fprintf(&b, "  %-10s steps %s, %s, %s%s\n", t.ID, stepList(t.Steps), t.Isolation, state, ro)
 	}
 	if p := x.CriticalPair; p != nil {
-		if p.Found {
-			fmt.Fprintf(&b, "Critical pair: step %d (%s: %s) before step %d (%s: %s); with step %d first, everything else kept, the order passes (%s).\n",
-				p.First, p.FirstActor, oneLine(p.FirstSQL), p.Second, p.SecondActor, oneLine(p.SecondSQL), p.Second, runs(len(p.Tried), "reversal"))
-		} else {
-			fmt.Fprintf(&b, "Critical pair: not found; no reversal of two dependent commands made the order pass (%s).\n", runs(len(p.Tried), "reversal"))
-		}
+		b.WriteString(p.Line() + "\n")
 	}
 	if len(x.Levels) > 0 {
 		b.WriteString("The same order at stronger isolation levels (start-up option default_transaction_isolation, no code changed):\n")
@@ -76,6 +71,16 @@ func levelLine(l LevelRun) string {
 		}
 	}
 	return what + "; " + held
+}
+
+// Line is the critical pair in one line, as explain and a search's summary
+// print it.
+func (p *Pair) Line() string {
+	if p.Found {
+		return fmt.Sprintf("Critical pair: step %d (%s: %s) before step %d (%s: %s); with step %d first, everything else kept, the order passes (%s).",
+			p.First, p.FirstActor, oneLine(p.FirstSQL), p.Second, p.SecondActor, oneLine(p.SecondSQL), p.Second, runs(len(p.Tried), "reversal"))
+	}
+	return fmt.Sprintf("Critical pair: not found; no reversal of two dependent commands made the order pass (%s).", runs(len(p.Tried), "reversal"))
 }
 
 func runs(n int, what string) string {

@@ -158,7 +158,7 @@ func TestSummaryJSONHasTheFailingOrder(t *testing.T) {
 			t.Errorf("step %d (%s %s) is not in the text summary:\n%s", st.Step, st.Actor, st.SQL, text.String())
 		}
 	}
-	if got := f.FirstFailure.Order[2]; got.Step != 3 || got.Actor != "alice" || got.SQL != "UPDATE counter SET n = $1 WHERE id = 1  -- $1=1 (int4?)" {
+	if got := f.FirstFailure.Order[2]; got.Step != 6 || got.Actor != "alice" || got.SQL != "UPDATE counter SET n = $1 WHERE id = 1  -- $1=1 (int4?)" {
 		t.Errorf("step 3: %+v", got)
 	}
 }

@@ -19,6 +19,9 @@ const maxOrderLines = 40
 // what the summary prints under "The order that failed" and --json gives
 // as firstFailure.order.
 type OrderStep struct {
+	// Step is the unit's release step, counted from 0 with statement
+	// preparations, as trace, explain (its anomaly, critical pair and
+	// transactions) and replay --pause-at count them.
 	Step  int    `json:"step"`
 	Actor string `json:"actor"`
 	// Conn is the actor's connection, for an actor that used several.
@@ -52,7 +55,7 @@ func failingOrder(a *artifact.Artifact) []OrderStep {
 			if u == nil || u.Prepare {
 				continue
 			}
-			st := OrderStep{Step: len(steps) + 1, Actor: oneLine(u.Actor), SQL: unitText(u), Note: unitNote(u)}
+			st := OrderStep{Step: u.ReleaseStep, Actor: oneLine(u.Actor), SQL: unitText(u), Note: unitNote(u)}
 			if multi[u.Actor] {
 				conn := u.Conn
 				st.Conn = &conn
@@ -80,7 +83,7 @@ func printOrder(w io.Writer, a *artifact.Artifact, path string) {
 		}
 		width = max(width, utf8.RuneCountInString(who[i]))
 	}
-	fmt.Fprintln(w, "The order that failed (executing commands as released):")
+	fmt.Fprintln(w, "The order that failed (executing commands as released, by release step):")
 	for i, st := range steps {
 		if i == maxOrderLines {
 			where := "interleave trace " + report.ShellQuote(path)
@@ -94,7 +97,7 @@ func printOrder(w io.Writer, a *artifact.Artifact, path string) {
 		if st.Note != "" {
 			text += "  [" + st.Note + "]"
 		}
-		fmt.Fprintf(w, "  %3d  %-*s  %s\n", i+1, width, who[i], text)
+		fmt.Fprintf(w, "  %3d  %-*s  %s\n", st.Step, width, who[i], text)
 	}
 }
 

@@ -13,6 +13,7 @@ func TestPrintOrderShowsWhatHappened(t *testing.T) {
 	a := &artifact.Artifact{}
 	add := func(u artifact.Unit) {
 		u.Completed = true
+		u.ReleaseStep = len(a.Schedule.Decisions)
 		a.Units = append(a.Units, u)
 		a.Schedule.Decisions = append(a.Schedule.Decisions, artifact.Decision{Release: []artifact.UnitRef{{Actor: u.Actor, Conn: u.Conn, Unit: u.Unit, Hash: "h"}}})
 	}
@@ -26,12 +27,13 @@ func TestPrintOrderShowsWhatHappened(t *testing.T) {
 	printOrder(&b, a, "failure.json")
 	// What the reader sees: bob's two connections told apart, the lock wait
 	// and the error marked, the parameter shown as its integer, control
-	// characters made harmless, the statement preparation left out.
+	// characters made harmless, the statement preparation left out (its
+	// release step, 1, is missing from the numbers).
 	golden.Check(t, "testdata/order.golden", b.Bytes())
 
 	long := &artifact.Artifact{}
 	for i := 0; i < maxOrderLines+5; i++ {
-		long.Units = append(long.Units, artifact.Unit{Actor: "a", Unit: i, SQL: []string{fmt.Sprintf("SELECT %d", i)}, Completed: true})
+		long.Units = append(long.Units, artifact.Unit{Actor: "a", Unit: i, SQL: []string{fmt.Sprintf("SELECT %d", i)}, Completed: true, ReleaseStep: i})
 		long.Schedule.Decisions = append(long.Schedule.Decisions, artifact.Decision{Release: []artifact.UnitRef{{Actor: "a", Unit: i}}})
 	}
 	b.Reset()

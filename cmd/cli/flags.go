@@ -32,6 +32,7 @@ type settings struct {
 	repeat int
 
 	reductionCheck int // --reduction-check N (0: off)
+	criticalPair   int // --critical-pair N (0: off)
 
 	minAttempts int
 	minTime     time.Duration
@@ -160,6 +161,7 @@ var searchFlags = []flagDef{
 	{"pair-repeats", "with --overlap pairs: run a plan that ends with a pair up to this many times until it fails (0: 10)", intFlag(func(s *settings) *int { return &s.opts.Search.PairRepeats }), "Search.PairRepeats"},
 	{"reduction", "por: run once the orders that differ only by swapping independent commands (default); none: every order", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Reduction }), "Search.Reduction"},
 	{"reduction-check", "after a reduced search explores every order, run this many of the orders it skipped as equivalent before saying pass (0: none)", intFlag(func(s *settings) *int { return &s.reductionCheck }), "Search.ReductionCheck"},
+	{"critical-pair", "after saving a failure, run up to this many orders with two dependent commands of it swapped, to name the pair whose reversal passes (0: none)", intFlag(func(s *settings) *int { return &s.criticalPair }), "Output.Reversals"},
 	{"workers", "attempts run in parallel, each on its own database (0: one per CPU)", intFlag(func(s *settings) *int { return &s.opts.Search.Workers }), "Search.Workers"},
 	{"frontier-bytes", "memory budget for pending prefixes (0: 256 MiB)", intFlag(func(s *settings) *int { return &s.opts.Search.FrontierBytes }), "Search.FrontierBytes"},
 	{"shard", "explore part K of N of the search (K/N, 1 <= K <= N); combine with interleave merge", strFlag(func(s *settings) *string { return &s.shard }), "Search.Shard"},
@@ -307,6 +309,12 @@ func isBool(f *flag.Flag) bool {
 
 func newSettings(defaults engine.Options) *settings {
 	s := &settings{opts: defaults, progress: true, dockerImage: "postgres:16", repeat: 1, reductionCheck: search.DefaultReductionCheck, pauseAt: -1}
+	s.criticalPair = engine.DefaultMaxReversals
+	if defaults.Output.Reversals > 0 {
+		s.criticalPair = defaults.Output.Reversals
+	} else if defaults.Output.Reversals < 0 {
+		s.criticalPair = 0
+	}
 	if defaults.Search.ReductionCheck > 0 {
 		s.reductionCheck = defaults.Search.ReductionCheck
 	} else if defaults.Search.ReductionCheck < 0 {

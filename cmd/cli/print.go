@@ -97,6 +97,9 @@ func printAnomaly(w io.Writer, a *artifact.Artifact, why string) {
 	switch {
 	case a.Explanation != nil:
 		fmt.Fprintln(w, oneLine(a.Explanation.Anomaly.Line()))
+		if p := a.Explanation.CriticalPair; p != nil {
+			fmt.Fprintln(w, oneLine(p.Line()))
+		}
 	case why != "":
 		fmt.Fprintf(w, "Note: %s.\n", oneLine(strings.TrimSuffix(why, ".")))
 	}

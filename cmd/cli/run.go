@@ -269,6 +269,14 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, p Program, s *set
 	default:
 		s.opts.Search.ReductionCheck = s.reductionCheck
 	}
+	switch {
+	case s.criticalPair < 0:
+		return 0, usageError("--critical-pair is %d; it must be 0 (none) or more", s.criticalPair)
+	case s.criticalPair == 0:
+		s.opts.Output.Reversals = -1
+	default:
+		s.opts.Output.Reversals = s.criticalPair
+	}
 	if s.shard != "" {
 		if s.opts.Search.Shard, s.opts.Search.Shards, err = ParseShard(s.shard); err != nil {
 			return 0, usageError("%v", err)

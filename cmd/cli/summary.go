@@ -90,11 +90,15 @@ type FailureRef struct {
 }
 
 // AnomalyJSON is a failure's anomaly in a summary: explain's anomaly and
-// the dependency cycle that forms it (empty: none; the critical pair and
-// the fix class need `interleave explain`, which runs the order again).
+// the dependency cycle that forms it (empty: none), and the critical pair
+// when the search ran reversals; the fix class needs `interleave explain`,
+// which runs the order again at stronger isolation levels.
 type AnomalyJSON struct {
 	explain.Anomaly
 	Cycle []explain.Edge `json:"cycle"`
+	// CriticalPair is the pair of commands whose reversal passed, when the
+	// search ran reversals (Options.Output.Reversals).
+	CriticalPair *explain.Pair `json:"criticalPair,omitempty"`
 }
 
 // Summarize returns the machine-readable summary of an Explore result.
@@ -125,7 +129,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 		}
 		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: Flagged(r.Message), Artifact: r.Saved, Order: failingOrder(r.Artifact), AnomalyError: r.AnomalyError}
 		if x := r.Artifact.Explanation; x != nil {
-			f.FirstFailure.Anomaly = &AnomalyJSON{Anomaly: x.Anomaly, Cycle: x.Cycle}
+			f.FirstFailure.Anomaly = &AnomalyJSON{Anomaly: x.Anomaly, Cycle: x.Cycle, CriticalPair: x.CriticalPair}
 		}
 	}
 	return f

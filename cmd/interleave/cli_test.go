@@ -33,7 +33,7 @@ func TestCLIWalkthrough(t *testing.T) {
 		want []string
 	}{
 		{[]string{"run", "./examples/counter", "--out", art}, 1, []string{"counter: 1 attempted, 1 completed; violations: 1; failure.", "Both increments must be retained: got 1, want 2",
-			"The order that failed", "    1  alice  SELECT n FROM counter WHERE id = 1\n    2  bob    SELECT n FROM counter WHERE id = 1\n    3  alice  UPDATE counter SET n = $1 WHERE id = 1  -- $1=1 (int4?)\n", "Saved " + art}},
+			"The order that failed", "    2  alice  SELECT n FROM counter WHERE id = 1\n    4  bob    SELECT n FROM counter WHERE id = 1\n    6  alice  UPDATE counter SET n = $1 WHERE id = 1  -- $1=1 (int4?)\n", "Saved " + art}},
 		{[]string{"run", "./examples/counter", "--out", art}, 2, []string{"pass --force to overwrite"}},
 		{[]string{"run", "./examples/counter-fixed"}, 0, []string{"6 attempted, 6 completed; violations: 0; frontier exhausted"}},
 		{[]string{"replay", "./examples/counter", art}, 1, []string{"violation (replay): 4 commands, the same failure as recorded."}},

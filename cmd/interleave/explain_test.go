@@ -72,6 +72,7 @@ func TestExplainLostUpdate(t *testing.T) {
 	// The run names the anomaly itself: in its summary, --json and the
 	// artifact (checkRunNamesAnomaly), before explain runs anything.
 	saved := checkRunNamesAnomaly(t, dir, r.stdout, "s.json", "f.json", "lost update", "G-single")
+	runOut := r.stdout
 	r = runIn(t, dir, nil, bin, "explain", "lost.yaml", "f.json", "--json")
 	if r.code != 0 {
 		t.Fatalf("explain --json: %s", r)
@@ -89,6 +90,31 @@ func TestExplainLostUpdate(t *testing.T) {
 	}
 	if !strings.HasPrefix(x.Pair.FirstSQL, "SELECT balance") || x.Pair.SecondSQL != "COMMIT;" || x.Pair.FirstActor == x.Pair.SecondActor {
 		t.Fatalf("critical pair %+v: want one actor's read before the other's COMMIT", x.Pair)
+	}
+	// The run found the same critical pair itself (a few reversals after
+	// it saved the failure), and says so in its summary and --summary.
+	if p := saved.CriticalPair; p == nil || !p.Found || p.FirstSQL != x.Pair.FirstSQL || p.SecondSQL != x.Pair.SecondSQL || p.FirstActor != x.Pair.FirstActor {
+		t.Fatalf("the run's critical pair %+v; explain's %+v", saved.CriticalPair, x.Pair)
+	}
+	if line := saved.CriticalPair.Line(); !strings.Contains(runOut, "\n"+line+"\n") {
+		t.Fatalf("the run's summary does not print %q:\n%s", line, runOut)
+	}
+	var sum struct {
+		FirstFailure struct {
+			Anomaly struct {
+				CriticalPair *struct{ Found bool } `json:"criticalPair"`
+			}
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "s.json")); err != nil || json.Unmarshal(b, &sum) != nil || sum.FirstFailure.Anomaly.CriticalPair == nil || !sum.FirstFailure.Anomaly.CriticalPair.Found {
+		t.Fatalf("--summary's firstFailure.anomaly has no critical pair found (%v)", err)
+	}
+	// --critical-pair 0 runs none: the anomaly alone.
+	if r := runIn(t, dir, nil, bin, "run", "lost.yaml", "--out", "g.json", "--critical-pair", "0"); r.code != 1 || strings.Contains(r.stdout, "Critical pair:") || !strings.Contains(r.stdout, "Anomaly: lost update") {
+		t.Fatalf("run --critical-pair 0: want exit 1, the anomaly and no critical pair: %s", r)
+	}
+	if g := readArtifact(t, filepath.Join(dir, "g.json")); g.Explanation == nil || g.Explanation.CriticalPair != nil {
+		t.Fatalf("run --critical-pair 0 kept %+v", g.Explanation)
 	}
 
 	// The artifact alone: the program it names, relative to here.
@@ -118,6 +144,9 @@ func TestExplainLostUpdate(t *testing.T) {
 	min := readArtifact(t, filepath.Join(dir, "m.json"))
 	if min.Explanation == nil || min.Explanation.Anomaly != saved.Anomaly || len(min.Explanation.Cycle) != len(saved.Cycle) {
 		t.Fatalf("the minimized artifact keeps %+v; the run's kept %+v", min.Explanation, saved)
+	}
+	if p := min.Explanation.CriticalPair; p == nil || !p.Found || p.FirstSQL != x.Pair.FirstSQL || p.SecondSQL != x.Pair.SecondSQL {
+		t.Fatalf("the minimized artifact's critical pair %+v; explain's %+v", min.Explanation.CriticalPair, x.Pair)
 	}
 }
 

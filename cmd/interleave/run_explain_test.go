@@ -88,8 +88,11 @@ func checkRunNamesAnomaly(t *testing.T, dir, stdout, summary, art, name, adya st
 		t.Errorf("the text summary and the JSON name it differently:\n%s\n%s", stdout, got.Sentence)
 	}
 	rec := readArtifact(t, filepath.Join(dir, art)).Explanation
-	if rec == nil || rec.Anomaly.Name != name || rec.Anomaly.Sentence != got.Sentence || len(rec.Cycle) != len(got.Cycle) || rec.CriticalPair != nil || rec.Fix != nil {
-		t.Fatalf("the artifact keeps %+v; want the anomaly the summary names, and no critical pair or fix (explain runs those)", rec)
+	if rec == nil || rec.Anomaly.Name != name || rec.Anomaly.Sentence != got.Sentence || len(rec.Cycle) != len(got.Cycle) || rec.CriticalPair == nil || rec.Fix != nil {
+		t.Fatalf("the artifact keeps %+v; want the anomaly the summary names, the reversals the run tried for a critical pair, and no fix (explain runs the level runs)", rec)
+	}
+	if !strings.Contains(stdout, "\n"+rec.CriticalPair.Line()+"\n") {
+		t.Errorf("the text summary does not print the critical pair's line %q:\n%s", rec.CriticalPair.Line(), stdout)
 	}
 	for i, e := range rec.Cycle {
 		if string(e.Kind) != got.Cycle[i].Kind || e.From != got.Cycle[i].From || e.To != got.Cycle[i].To {
