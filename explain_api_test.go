@@ -60,8 +60,9 @@ func withdrawals() interleave.Scenario {
 
 // TestExplainAPI finds the lost update, reads the saved artifact back as a
 // user of the API would, and explains it: the search's artifact already
-// names the anomaly; Explain adds the critical pair and the fix class,
-// each shown by running the order.
+// names the anomaly and its critical pair (Options.Output.Reversals);
+// Explain finds the same pair and adds the fix class, each shown by
+// running the order.
 func TestExplainAPI(t *testing.T) {
 	ctx := fixture.Context(t)
 	o := opts()
@@ -84,6 +85,9 @@ func TestExplainAPI(t *testing.T) {
 	}
 	if x.Anomaly != rec.Explanation.Anomaly || x.CriticalPair == nil || !x.CriticalPair.Found || x.Fix == nil || x.Fix.Class != explain.FixRepeatableRead {
 		t.Fatalf("Explain says:\n%s", x.Text())
+	}
+	if p := rec.Explanation.CriticalPair; p == nil || !p.Found || p.First != x.CriticalPair.First || p.Second != x.CriticalPair.Second {
+		t.Fatalf("the search kept the critical pair %+v; Explain found %+v", rec.Explanation.CriticalPair, x.CriticalPair)
 	}
 	// A passing run is nothing to explain.
 	pass := withdrawals()

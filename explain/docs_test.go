@@ -57,15 +57,18 @@ const docIntro = "# Explaining a failure\n\n" +
 	"   deadlock, 40P01, or a 40001 the code did not retry) the fix class is `retry`.\n" +
 	"   When the recorded order no longer fails as recorded (changed code, or a\n" +
 	"   recording with overlapping pairs), no pair and no level is claimed.\n\n" +
-	"A search names the anomaly of every failure it saves (step 1 alone: each command\n" +
-	"classified on a database after the setup; no order is run again):\n" +
-	"`interleave run` prints it under the failing order, `run --json` has it in\n" +
-	"`firstFailure.anomaly` (docs/json/summary.v1.schema.json), the artifact keeps it\n" +
-	"with its cycle (`explanation`), `interleave report` draws the cycle over the lanes,\n" +
-	"and `minimize` names its shorter order again. When it cannot be named, a note\n" +
-	"says why and nothing else changes. Steps 2 and 3 run the order again, so they are\n" +
-	"`interleave explain`'s (`interleave.Explain` in Go); explain leaves the artifact as\n" +
-	"it is (it is the evidence, and may be committed or bundled with its checksums).\n\n" +
+	"A search names the anomaly of every failure it saves (step 1: each command\n" +
+	"classified on a database after the setup), then finds its critical pair (step 2:\n" +
+	"at most `--critical-pair N` reversals, 6 by default, `Options.Output.Reversals`\n" +
+	"in Go; 0 runs none): `interleave run` prints both under the failing order, whose\n" +
+	"lines are numbered by the same release steps, `run --json` has them in\n" +
+	"`firstFailure.anomaly` (docs/json/summary.v1.schema.json), the artifact keeps them\n" +
+	"(`explanation`), `interleave report` draws the cycle over the lanes, and\n" +
+	"`minimize` names its shorter order again. When it cannot be named, a note says\n" +
+	"why and nothing else changes. Step 3 runs the order at stronger isolation levels,\n" +
+	"so it is `interleave explain`'s (`interleave.Explain` in Go); explain leaves the\n" +
+	"artifact as it is (it is the evidence, and may be committed or bundled with its\n" +
+	"checksums).\n\n" +
 	"`--json` prints the same as JSON (docs/json/explain.v1.schema.json), `--out FILE`\n" +
 	"also writes it, and `--report FILE.html` writes the artifact's report with the\n" +
 	"explanation and its cycle drawn over the lanes ([report-cycle.png](report-cycle.png)). To look at\n" +
