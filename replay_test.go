@@ -32,6 +32,11 @@ func TestExactReplayReproduces20Times(t *testing.T) {
 		if r.Outcome != interleave.OutcomeViolation || !r.SameFailure || r.Followed != r.Of || r.Commands != 4 {
 			t.Fatalf("replay %d: %s (same failure %v, followed %d of %d, %d commands): %s %v", i+1, r.Outcome, r.SameFailure, r.Followed, r.Of, r.Commands, r.Message, r.Differences)
 		}
+		// The same order failing the same way keeps the recording's
+		// explanation: its anomaly and its critical pair.
+		if x := r.Artifact.Explanation; x == nil || res.Artifact.Explanation == nil || x.Anomaly != res.Artifact.Explanation.Anomaly || x.CriticalPair == nil || res.Artifact.Explanation.CriticalPair == nil || x.CriticalPair.First != res.Artifact.Explanation.CriticalPair.First || x.CriticalPair.Second != res.Artifact.Explanation.CriticalPair.Second {
+			t.Fatalf("replay %d's artifact explains %+v; the recording %+v", i+1, r.Artifact.Explanation, res.Artifact.Explanation)
+		}
 	}
 }
 

@@ -192,6 +192,13 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 	}
 	res.Artifact = a
 	res.Commands = a.ReleaseCounts().Executing
+	if x := rec.Explanation; x != nil && !opts.Guided && mm == nil && r.Outcome.Failed() &&
+		artifact.FailureFingerprint(string(r.Outcome), r.Message) == rec.Outcome.FailureFingerprint &&
+		artifact.ValidateExplanation(x, a) == nil {
+		// The same order failing the same way: the recording's explanation
+		// (its anomaly and critical pair) is this artifact's too.
+		a.Explanation = x
+	}
 	info := &artifact.Replay{Source: opts.Source, Guided: opts.Guided, Attempts: res.Attempts}
 	a.Replay = info
 
