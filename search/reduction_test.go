@@ -145,32 +145,9 @@ func TestReductionKeepsEveryBehaviour(t *testing.T) {
 
 // Random models: the reduction never loses a behaviour.
 func TestReductionOnRandomModels(t *testing.T) {
-	rels := []string{"a", "b", "c"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for m := 0; m < 60; m++ {
-		var model [][]modelUnit
-		for a := 0; a < 2+rng.IntN(2); a++ {
-			var units []modelUnit
-			for k := 0; k < 1+rng.IntN(3); k++ {
-				mu := modelUnit{}
-				switch rng.IntN(6) {
-				case 0:
-					mu.writes = []string{rels[rng.IntN(3)]}
-				case 1:
-					mu.reads = []string{rels[rng.IntN(3)]}
-				case 2:
-					mu.writes = []string{rels[rng.IntN(3)]}
-					mu.ends = true
-				case 3:
-					mu.reads = []string{rels[rng.IntN(3)], rels[rng.IntN(3)]}
-				case 4:
-					mu.global = rng.IntN(4) == 0
-				default:
-				}
-				units = append(units, mu)
-			}
-			model = append(model, units)
-		}
+		model := randomModel(rng, true)
 		full, fsum := exploreModel(t, model, Options{Reduction: NoReduction})
 		red, rsum := exploreModel(t, model, Options{})
 		for b := range full {
@@ -179,6 +156,41 @@ func TestReductionOnRandomModels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomModel draws a model of 2 or 3 actors with 1 to 3 units each, over
+// the relations a, b and c; with globals, some units are global.
+func randomModel(rng *rand.Rand, globals bool) [][]modelUnit {
+	rels := []string{"a", "b", "c"}
+	kinds := 5
+	if globals {
+		kinds = 6
+	}
+	var model [][]modelUnit
+	for a := 0; a < 2+rng.IntN(2); a++ {
+		var units []modelUnit
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			mu := modelUnit{}
+			switch rng.IntN(kinds) {
+			case 0:
+				mu.writes = []string{rels[rng.IntN(3)]}
+			case 1:
+				mu.reads = []string{rels[rng.IntN(3)]}
+			case 2:
+				mu.writes = []string{rels[rng.IntN(3)]}
+				mu.ends = true
+			case 3:
+				mu.reads = []string{rels[rng.IntN(3)], rels[rng.IntN(3)]}
+			case 4:
+				if globals {
+					mu.global = rng.IntN(4) == 0
+				}
+			}
+			units = append(units, mu)
+		}
+		model = append(model, units)
+	}
+	return model
 }
 
 // Shards under reduction: the first schedule's alternatives are dealt out

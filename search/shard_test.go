@@ -13,29 +13,9 @@ import (
 // together they see every behaviour the whole reduced search sees (which
 // is every behaviour of the full search, TestReductionOnRandomModels).
 func TestShardsOfTheReductionLoseNothing(t *testing.T) {
-	rels := []string{"a", "b", "c"}
 	rng := rand.New(rand.NewPCG(7, 21))
 	for m := 0; m < 80; m++ {
-		var model [][]modelUnit
-		for a := 0; a < 2+rng.IntN(2); a++ {
-			var units []modelUnit
-			for k := 0; k < 1+rng.IntN(3); k++ {
-				mu := modelUnit{}
-				switch rng.IntN(5) {
-				case 0:
-					mu.writes = []string{rels[rng.IntN(3)]}
-				case 1:
-					mu.reads = []string{rels[rng.IntN(3)]}
-				case 2:
-					mu.writes = []string{rels[rng.IntN(3)]}
-					mu.ends = true
-				case 3:
-					mu.reads = []string{rels[rng.IntN(3)], rels[rng.IntN(3)]}
-				}
-				units = append(units, mu)
-			}
-			model = append(model, units)
-		}
+		model := randomModel(rng, false)
 		whole, wsum := exploreModel(t, model, Options{})
 		for n := 2; n <= 4; n++ {
 			union := map[string]bool{}
