@@ -17,46 +17,8 @@ import (
 // withdrawals is a lost update inside transactions: two withdrawals of 10
 // each read the balance and write it back in one READ COMMITTED
 // transaction.
-func withdrawals() interleave.Scenario {
-	withdraw := func(ctx context.Context, cs string) (any, error) {
-		c, err := pgx.Connect(ctx, cs)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close(context.Background())
-		tx, err := c.Begin(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer tx.Rollback(context.Background())
-		var b int
-		if err := tx.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
-			return nil, err
-		}
-		if _, err := tx.Exec(ctx, "UPDATE accounts SET balance = $1 WHERE id = 1", b-10); err != nil {
-			return nil, err
-		}
-		return nil, tx.Commit(ctx)
-	}
-	return interleave.Scenario{
-		Name:  "withdrawals",
-		Setup: fixture.Exec("CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL); INSERT INTO accounts VALUES (1, 100)"),
-		Actors: []interleave.Actor{
-			{Name: "alice", Run: withdraw},
-			{Name: "bob", Run: withdraw},
-		},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var b int
-			if err := db.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
-				return err
-			}
-			if b != 80 {
-				return fmt.Errorf("balance is %d after two withdrawals of 10 from 100, want 80", b)
-			}
-			return nil
-		},
-	}
-}
+// withdrawals is the lost update inside transactions (fixture.Withdrawals).
+func withdrawals() interleave.Scenario { return fixture.Withdrawals() }
 
 // TestExplainAPI finds the lost update, reads the saved artifact back as a
 // user of the API would, and explains it: the search's artifact already

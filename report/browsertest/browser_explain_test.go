@@ -9,55 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/engine"
 	"github.com/pginterleave/interleave/explain"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
 	"github.com/pginterleave/interleave/internal/testkit/golden"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/report"
 )
-
-// lostUpdate: two withdrawals of 10 read the balance and write it back in
-// one READ COMMITTED transaction each.
-func lostUpdate() engine.Scenario {
-	withdraw := func(ctx context.Context, cs string) (any, error) {
-		c, err := pgx.Connect(ctx, cs)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(ctx, "BEGIN"); err != nil {
-			return nil, err
-		}
-		var b int
-		if err := c.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
-			return nil, err
-		}
-		if _, err := c.Exec(ctx, "UPDATE accounts SET balance = $1 WHERE id = 1", b-10); err != nil {
-			return nil, err
-		}
-		_, err = c.Exec(ctx, "COMMIT")
-		return nil, err
-	}
-	return engine.Scenario{
-		Name: "lost-update",
-		Setup: func(ctx context.Context, db *pgx.Conn) error {
-			_, err := db.Exec(ctx, "CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL); INSERT INTO accounts VALUES (1, 100)")
-			return err
-		},
-		Actors: []engine.Actor{{Name: "alice", Run: withdraw}, {Name: "bob", Run: withdraw}},
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []engine.ActorResult) error {
-			var b int
-			if err := db.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
-				return err
-			}
-			if b != 80 {
-				return fmt.Errorf("balance is %d after two withdrawals of 10 from 100, want 80", b)
-			}
-			return nil
-		},
-	}
-}
 
 // TestReportDrawsTheCycle finds and explains a lost update on PostgreSQL,
 // renders the report with the explanation, and checks in Chromium that the
@@ -75,11 +33,11 @@ func TestReportDrawsTheCycle(t *testing.T) {
 	defer srv.Close()
 	o := engine.Options{Server: engine.ServerOptions{Use: srv}}
 	o.Search.Workers = 1
-	res, err := engine.Explore(ctx, lostUpdate(), o)
+	res, err := engine.Explore(ctx, fixture.Withdrawals(), o)
 	if err != nil || res.Outcome != engine.OutcomeViolation {
 		t.Fatalf("search: %v %v", err, res)
 	}
-	x, err := engine.Explain(ctx, lostUpdate(), res.Artifact, engine.ExplainOptions{Options: o})
+	x, err := engine.Explain(ctx, fixture.Withdrawals(), res.Artifact, engine.ExplainOptions{Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +94,11 @@ func TestReportDrawsTheCycle(t *testing.T) {
 	}
 
 	// The search's own artifact, as `interleave report` renders it: the
-	// search named the anomaly when it saved the failure, and the page
-	// draws the cycle without explain (no critical pair, no fix yet).
+	// search named the anomaly and found the critical pair when it saved
+	// the failure, and the page draws the cycle and marks the pair without
+	// explain (no fix yet: explain's level runs give it).
 	rec := res.Artifact.Explanation
-	if rec == nil || rec.Anomaly != x.Anomaly || len(rec.Cycle) != len(x.Cycle) {
+	if rec == nil || rec.Anomaly != x.Anomaly || len(rec.Cycle) != len(x.Cycle) || rec.CriticalPair == nil || !rec.CriticalPair.Found {
 		t.Fatalf("the search's artifact keeps %+v; want the anomaly explain names, %+v", rec, x.Anomaly)
 	}
 	plain := writePage(t, t.TempDir(), "plain.html", res.Artifact, report.Options{ReplayCommand: "interleave replay . failure.json"})
@@ -160,8 +119,8 @@ func TestReportDrawsTheCycle(t *testing.T) {
 		fix: document.querySelectorAll('.explain-fix').length,
 		more: (document.querySelector('.explain-more') || {}).textContent || '',
 	})`, &own)
-	if !own.Shown || own.Name != "lost update" || own.Edges != 2 || own.Critical != 0 || own.Fix != 0 || !strings.HasSuffix(own.More, ": interleave explain . failure.json") {
-		t.Fatalf("the report of the search's artifact shows %+v; want the lost update and its two dependencies drawn, and a pointer to explain", own)
+	if !own.Shown || own.Name != "lost update" || own.Edges != 2 || own.Critical != 2 || own.Fix != 0 || own.More != "" {
+		t.Fatalf("the report of the search's artifact shows %+v; want the lost update and its two dependencies drawn and the critical pair's two commands marked (the pointer to explain is for artifacts named without a pair)", own)
 	}
 	tb.clean("file://"+file, plainURL)
 	tb.screenshot("report-cycle-run.png")
