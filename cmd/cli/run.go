@@ -261,21 +261,21 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, p Program, s *set
 	if len(list) > 1 && (s.opts.Output.Out != "" || s.summary != "" || s.json || s.plan != "") {
 		return 0, usageError("--out, --summary, --plan and --json need --scenario NAME when the program has several scenarios")
 	}
-	switch {
-	case s.reductionCheck < 0:
-		return 0, usageError("--reduction-check is %d; it must be 0 (none) or more", s.reductionCheck)
-	case s.reductionCheck == 0:
-		s.opts.Search.ReductionCheck = -1
-	default:
-		s.opts.Search.ReductionCheck = s.reductionCheck
-	}
-	switch {
-	case s.criticalPair < 0:
-		return 0, usageError("--critical-pair is %d; it must be 0 (none) or more", s.criticalPair)
-	case s.criticalPair == 0:
-		s.opts.Output.Reversals = -1
-	default:
-		s.opts.Output.Reversals = s.criticalPair
+	// Counts whose 0 means none on the command line, and negative in
+	// Options (where 0 is the default).
+	for _, c := range []struct {
+		flag string
+		n    int
+		opt  *int
+	}{{"reduction-check", s.reductionCheck, &s.opts.Search.ReductionCheck}, {"critical-pair", s.criticalPair, &s.opts.Output.Reversals}} {
+		switch {
+		case c.n < 0:
+			return 0, usageError("--%s is %d; it must be 0 (none) or more", c.flag, c.n)
+		case c.n == 0:
+			*c.opt = -1
+		default:
+			*c.opt = c.n
+		}
 	}
 	if s.shard != "" {
 		if s.opts.Search.Shard, s.opts.Search.Shards, err = ParseShard(s.shard); err != nil {
