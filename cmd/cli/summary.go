@@ -53,6 +53,11 @@ type SummaryFile struct {
 	ReductionCheck *ReductionCheck `json:"reductionCheck,omitempty"`
 	// FirstFailure locates the earliest failure in the exploration order.
 	FirstFailure *FailureRef `json:"firstFailure,omitempty"`
+
+	// Faults names the fault kinds searched ("lost-reply,reset"), and
+	// FaultAttempts counts the attempts that injected one (faults.go).
+	Faults        string `json:"faults,omitempty"`
+	FaultAttempts int    `json:"faultAttempts,omitempty"`
 }
 
 // ReductionCheck is what the check of a reduced search found: how many
@@ -111,6 +116,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 		}
 		f.FirstFailure = &FailureRef{Path: path, Kind: string(r.Outcome), Message: Flagged(r.Message), Artifact: r.Saved, Order: failingOrder(r.Artifact)}
 	}
+	summarizeFaults(f, r)
 	return f
 }
 
