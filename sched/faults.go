@@ -143,7 +143,7 @@ func (a *Attempt) releaseLocked(l *lane, fault Fault) {
 }
 
 // terminateWait bounds how long the decider waits for a terminated
-// backend to exit and its connection to close.
+// backend to exit.
 const terminateWait = 5 * time.Second
 
 // terminatePending carries out the terminations the last decision chose:
@@ -151,18 +151,23 @@ const terminateWait = 5 * time.Second
 // gate (the unit never runs), and the decider waits until the backend has
 // exited and the proxy has seen the connection end (the client then has
 // PostgreSQL's FATAL 57P01), so that what happens next does not depend on
-// timing. The lane is released after that (its proxy has nothing left to
-// send to).
+// timing. A connection the proxy has not seen end by then (its server
+// side can stay open a while after the backend has left pg_stat_activity)
+// is closed by the proxy, as a reset, when the unit is released.
 func (a *Attempt) terminatePending(ctx context.Context) {
 	a.mu.Lock()
 	lanes := a.terminating
 	a.terminating = nil
 	a.mu.Unlock()
 	for _, l := range lanes {
-		if err := a.terminate(ctx, l); err != nil && ctx.Err() == nil {
+		closed, err := a.terminate(ctx, l)
+		if err != nil && ctx.Err() == nil {
 			a.Abort(fmt.Errorf("fault %s: %w", Terminate, err))
 		}
 		a.mu.Lock()
+		if !closed && l.pending != nil {
+			l.pending.Reset()
+		}
 		select {
 		case l.release <- nil:
 		default:
@@ -172,33 +177,46 @@ func (a *Attempt) terminatePending(ctx context.Context) {
 	}
 }
 
-func (a *Attempt) terminate(ctx context.Context, l *lane) error {
+// terminate has PostgreSQL terminate l's backend and waits for it to exit
+// and for the proxy to see the connection end; closed says it did.
+func (a *Attempt) terminate(ctx context.Context, l *lane) (closed bool, err error) {
 	t, ok := a.cfg.Monitor.(BackendTerminator)
 	if !ok {
-		return fmt.Errorf("the lock monitor cannot terminate backends")
+		return false, fmt.Errorf("the lock monitor cannot terminate backends")
 	}
 	pid := l.info.BackendPID
 	if err := t.Terminate(ctx, pid); err != nil {
-		return err
+		return false, err
 	}
-	deadline := time.Now().Add(terminateWait)
 	watcher, _ := a.cfg.Monitor.(BackendWatcher)
+	deadline := time.Now().Add(terminateWait)
+	var goneAt time.Time
 	for delay := 100 * time.Microsecond; time.Now().Before(deadline) && ctx.Err() == nil; delay = min(2*delay, 5*time.Millisecond) {
 		a.mu.Lock()
-		closed := l.closed
+		closed = l.closed
 		a.mu.Unlock()
-		gone := watcher == nil
-		if !gone {
-			alive, err := watcher.Alive(ctx, []uint32{pid})
-			if err != nil {
-				return err
+		if goneAt.IsZero() {
+			gone := watcher == nil
+			if !gone {
+				alive, err := watcher.Alive(ctx, []uint32{pid})
+				if err != nil {
+					return false, err
+				}
+				gone = len(alive) == 0
 			}
-			gone = len(alive) == 0
+			if gone {
+				goneAt = time.Now()
+			}
 		}
-		if gone && closed {
-			return nil
+		if !goneAt.IsZero() && (closed || time.Since(goneAt) > closeAfterExit) {
+			return closed, nil
 		}
 		time.Sleep(delay)
 	}
-	return nil
+	return closed, nil
 }
+
+// closeAfterExit bounds how long the decider waits, once the terminated
+// backend has left pg_stat_activity, for the proxy to see its connection
+// end.
+const closeAfterExit = 250 * time.Millisecond

@@ -38,8 +38,8 @@ func TestTerminatedWorkerLosesItsJob(t *testing.T) {
 	for _, u := range res.Artifact.Units {
 		if u.Fault != "" {
 			faulted = append(faulted, u.Fault+" at "+strings.Join(u.SQL, ";"))
-			if u.Actor != "worker" || u.Fault != "terminate" || u.Completed || !strings.Contains(u.Error, "57P01") {
-				t.Errorf("faulted unit %s#%d.%d %q: fault %s, completed %v, error %q; want the worker's, terminated with 57P01", u.Actor, u.Conn, u.Unit, u.SQL, u.Fault, u.Completed, u.Error)
+			if u.Actor != "worker" || u.Fault != "terminate" || u.Completed {
+				t.Errorf("faulted unit %s#%d.%d %q: fault %s, completed %v; want the worker's, terminated before it ran", u.Actor, u.Conn, u.Unit, u.SQL, u.Fault, u.Completed)
 			}
 		}
 	}
