@@ -61,3 +61,11 @@ func faultNote(f string) string {
 	}
 	return "FAULT " + oneLine(f)
 }
+
+// mergeFaults adds a shard's fault counts to the merged summary.
+func mergeFaults(t, f *SummaryFile) {
+	t.FaultAttempts += f.FaultAttempts
+	if t.Faults == "" {
+		t.Faults = f.Faults
+	}
+}

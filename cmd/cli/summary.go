@@ -185,6 +185,7 @@ func MergeSummaries(paths []string) (*Merged, error) {
 		t.Pending += f.Pending
 		t.PrunedByDepth += f.PrunedByDepth
 		t.PrunedByBytes += f.PrunedByBytes
+		mergeFaults(t, f)
 		if f.MaxDepth > t.MaxDepth {
 			t.MaxDepth = f.MaxDepth
 		}
