@@ -18,6 +18,8 @@ var server *pgserver.Local
 
 func TestMain(m *testing.M) { pgtest.Main(m, &server, pgserver.LocalOptions{}) }
 
+// explore searches file with the faults its options name, which must be
+// faults.
 func explore(t *testing.T, file string, faults sched.Faults) *interleave.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -26,9 +28,11 @@ func explore(t *testing.T, file string, faults sched.Faults) *interleave.Result 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := l.Options.Search.Faults.String(); got != faults.String() {
+		t.Fatalf("%s names faults %q; want %q", file, got, faults)
+	}
 	o := l.Options
 	o.Server.Use = server
-	o.Search.Faults = faults
 	o.Search.Workers = 1
 	res, err := interleave.Explore(ctx, l.Scenario, o)
 	if err != nil {
