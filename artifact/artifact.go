@@ -114,12 +114,15 @@ type Decision struct {
 	Candidates []UnitRef `json:"candidates"` // in default-policy order: the first is the default
 	Choice     bool      `json:"choice"`
 	Blocked    []UnitRef `json:"blocked,omitempty"`
+	// Fault is the fault injected into the released unit (faults.go).
+	Fault string `json:"fault,omitempty"`
 }
 
 // Choice is a decision that differs from the default policy.
 type Choice struct {
 	Step    int       `json:"step"`
 	Release []UnitRef `json:"release"`
+	Fault   string    `json:"fault,omitempty"`
 }
 
 // Schedule is the full decision list and its choices.
@@ -159,6 +162,8 @@ type Unit struct {
 	TxStatus     string     `json:"txStatus,omitempty"` // I, T, E
 	Copy         string     `json:"copy,omitempty"`     // in, out
 	LockWaits    []LockWait `json:"lockWaits,omitempty"`
+	// Fault is the fault injected at the unit's release (faults.go).
+	Fault string `json:"fault,omitempty"`
 }
 
 // LockWait is a lock wait PostgreSQL reported for a unit.
@@ -235,6 +240,10 @@ type Fingerprint struct {
 	Connections   []ConnPrint       `json:"connections,omitempty"`
 	UpstreamTLS   bool              `json:"upstreamTls"`
 	Profiles      string            `json:"profiles"`
+	// Faults names the fault kinds the search injected ("lost-reply,reset"),
+	// or a replay's schedule holds; empty when none. Informational: a
+	// replay follows the recorded faults whatever it is given.
+	Faults string `json:"faults,omitempty"`
 }
 
 // SourceFile is a file's identity, never its contents.

@@ -88,6 +88,9 @@ func Validate(a *Artifact) error {
 			}
 		}
 	}
+	if err := validateFaults(a); err != nil {
+		return err
+	}
 	for i, r := range a.Actors {
 		if !actors[r.Actor] {
 			return bad("actor result %d names unknown actor %q", i, r.Actor)

@@ -16,6 +16,9 @@ type UnitInfo struct {
 	Hash        string   `json:"hash"`        // FNV-1a 64 of the unit's client bytes, 16 hex digits
 	ReleaseStep int      `json:"releaseStep"` // -1: never released
 	SQL         []string `json:"sql,omitempty"`
+	// Fault is the fault injected at the unit's release (lost-reply,
+	// reset, terminate), if any.
+	Fault string `json:"fault,omitempty"`
 }
 
 // ConnInfo maps a capture stream to an actor's connection.

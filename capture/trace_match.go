@@ -139,6 +139,8 @@ func missingUnit(u UnitInfo, otherwise string) MissingUnit {
 	reason := otherwise
 	if u.ReleaseStep < 0 {
 		reason = "never released"
+	} else if u.Fault == "reset" || u.Fault == "terminate" {
+		reason = "released with fault " + u.Fault + ": the connection ended before it was sent"
 	}
 	return MissingUnit{UnitInfo: u, Reason: reason}
 }

@@ -128,6 +128,9 @@ func (e Exchange) header() string {
 		if u.ReleaseStep >= 0 {
 			fmt.Fprintf(&b, "  step %d", u.ReleaseStep)
 		}
+		if u.Fault != "" {
+			fmt.Fprintf(&b, "  FAULT %s", u.Fault)
+		}
 		fmt.Fprintf(&b, "  hash %s", u.Hash)
 	} else {
 		b.WriteString("client write outside any release unit")

@@ -199,6 +199,9 @@ func (o Options) withDefaults() (Options, error) {
 	if s.Workers == 0 {
 		s.Workers = runtime.NumCPU()
 	}
+	if s.MaxFaults == 0 {
+		s.MaxFaults = 1
+	}
 	return o, nil
 }
 
@@ -244,7 +247,7 @@ func (o *Options) validate() error {
 	if s.Shards < 0 || (s.Shards > 0 && (s.Shard < 1 || s.Shard > s.Shards)) || (s.Shards == 0 && s.Shard != 0) {
 		return bad("Search.Shard", "is %d of %d; it must be between 1 and Shards", s.Shard, s.Shards)
 	}
-	return nil
+	return o.validateFaults(bad)
 }
 
 // profiles names the connection and protocol profiles for the fingerprint.

@@ -171,6 +171,7 @@ func (e *env) recordAttempt(sc *Scenario, mode string, r *attemptResult) *artifa
 	for _, c := range r.Sched.Cancels {
 		a.Cancels = append(a.Cancels, artifact.Cancel{Actor: names[c.Actor], PID: c.PID, Forwarded: c.Forwarded, AtUS: c.At.Microseconds()})
 	}
+	e.recordFaults(a, r)
 	return a
 }
 

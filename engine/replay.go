@@ -80,6 +80,9 @@ func Replay(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Repla
 	if got, want := strings.Join(sc.ActorNames(), ","), strings.Join(rec.Scenario.Actors, ","); got != want {
 		return res.incompatible([]string{fmt.Sprintf("the scenario's actors are %s; the recording has %s", got, want)}), nil
 	}
+	if err := search.CheckFaults(rec); err != nil {
+		return res.incompatible([]string{err.Error()}), nil
+	}
 	fp, err := fingerprint.Of(fingerprint.Source(o.Source))
 	if err != nil {
 		if opts.Guided {

@@ -55,6 +55,7 @@ type conn struct {
 	authDone   atomic.Bool
 	lastActive atomic.Int64 // unix nanoseconds; kept only with an idle timeout
 	answered   bool         // the client sent an authentication response
+	loseReply  atomic.Bool  // the released unit's reply is not forwarded (fault.go)
 
 	mu         sync.Mutex
 	up         net.Conn
@@ -376,6 +377,9 @@ func (c *conn) forward() error {
 			c.immediate = false
 			if err := c.cg.Await(c.ctx, &c.unit); err != nil {
 				return c.fail(err)
+			}
+			if c.applyFault() {
+				return nil
 			}
 			inflight = true
 			if err := c.unit.Send(); err != nil { // unless the gate already sent it

@@ -41,9 +41,10 @@ type Unit struct {
 	Bytes   []byte // the client's original bytes, every message of the unit
 	Types   []byte // message type bytes in order; same lifetime as Bytes
 
-	send func([]byte) error
-	sent bool
-	err  error
+	send  func([]byte) error
+	sent  bool
+	err   error
+	fault faultKind // set by the gate (fault.go)
 }
 
 // Send writes the unit to the server now, from the caller's goroutine, so

@@ -97,6 +97,9 @@ func (c *conn) serverClosed(err error) error {
 // that the capture's order is causal: a client that answers at once cannot
 // have its next write recorded before the bytes it answered.
 func (c *conn) forwardChunk(b []byte) error {
+	if c.loseReply.Load() {
+		return c.swallowChunk(b)
+	}
 	c.touch()
 	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	c.wmu.Lock()

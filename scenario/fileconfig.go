@@ -161,7 +161,7 @@ func (c *fileConfig) decodeOptions(d *decoder, n ast.Node) error {
 	if d.isNull(n) {
 		return nil
 	}
-	fields, err := d.mapping(n, "options", "connections", "protocol-profile", "attempt-timeout", "max-runs", "max-time", "max-depth", "overlap", "strategy", "reduction")
+	fields, err := d.mapping(n, "options", "connections", "protocol-profile", "attempt-timeout", "max-runs", "max-time", "max-depth", "overlap", "strategy", "reduction", "faults", "max-faults")
 	if err != nil {
 		return err
 	}
@@ -211,6 +211,8 @@ func (c *fileConfig) decodeOptions(d *decoder, n ast.Node) error {
 			o.Search.MaxAttempts, err = d.integer(f.value, f.key)
 		case "max-depth":
 			o.Search.MaxDepth, err = d.integer(f.value, f.key)
+		case "faults", "max-faults":
+			err = decodeFaults(d, f, &o.Search)
 		}
 		if err != nil {
 			return err

@@ -77,6 +77,9 @@ type Attempt struct {
 	// waiting for another to close (awaitProducer) sleeps on it. Made
 	// only when someone waits.
 	changed chan struct{}
+	// terminating are lanes released with fault Terminate, for the
+	// decider to carry out (faults.go).
+	terminating []*lane
 }
 
 type actorState struct {

@@ -157,6 +157,7 @@ func (a *Attempt) Run(ctx context.Context) error {
 		if pair != nil {
 			a.sendPair(ctx, pair)
 		}
+		a.terminatePending(ctx)
 		pollDelay = a.cfg.PollFirst
 		nextPoll = time.Now().Add(pollDelay)
 	}
@@ -349,7 +350,8 @@ func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) (*pairSend, err
 	if len(picks) == 0 || len(picks) > 2 {
 		return nil, fmt.Errorf("policy released %d units at step %d", len(picks), step)
 	}
-	d := Decision{Step: step, Candidates: cands, Choice: len(picks) != 1 || picks[0] != 0}
+	fault := a.faultFor(step, picks)
+	d := Decision{Step: step, Candidates: cands, Choice: len(picks) != 1 || picks[0] != 0 || fault != NoFault, Fault: fault}
 	for _, l := range a.lanes {
 		if l.state == laneExecuting {
 			d.Blocked = append(d.Blocked, l.unit.Ref)
@@ -372,11 +374,11 @@ func (a *Attempt) decideLocked(cands []Candidate, lanes []*lane) (*pairSend, err
 	for _, i := range picks {
 		l := lanes[i]
 		d.Released = append(d.Released, l.unit.Ref)
-		l.unit.ReleaseStep, l.unit.ReleasedAt, l.unit.Pair = step, now, len(picks) == 2
+		l.unit.ReleaseStep, l.unit.ReleasedAt, l.unit.Pair, l.unit.Fault = step, now, len(picks) == 2, fault
 		if pair != nil {
 			pair.lanes, pair.units = append(pair.lanes, l), append(pair.units, l.pending)
 		} else {
-			l.release <- nil
+			a.releaseLocked(l, fault)
 		}
 		l.waiting, l.pending = false, nil
 	}

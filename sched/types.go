@@ -36,6 +36,7 @@ type Decision struct {
 	Default    int // index into Candidates
 	Choice     bool
 	Blocked    []UnitRef
+	Fault      Fault // injected into the released unit (faults.go)
 }
 
 // ErrWaitForMore is what a policy returns when the units it expects at this
@@ -94,6 +95,7 @@ type UnitRecord struct {
 	// classification; LocksRead says they were read.
 	HeldLocks []RelLock
 	LocksRead bool
+	Fault     Fault // injected at its release (faults.go)
 }
 
 // RelLock is a relation lock PostgreSQL reports (pg_locks): the database's

@@ -71,6 +71,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 		}
 	}
 	n.nextChild = child
+	e.expandFaults(n, seq, ds)
 }
 
 func (e *explorer) push(n *node) {
@@ -124,6 +125,9 @@ func scheduleSignature(ds []sched.Decision) uint64 {
 			putInt(b[4:], u.Conn)
 			putInt(b[8:], u.Unit)
 			h.Write(b[:])
+		}
+		if d.Fault != sched.NoFault {
+			h.Write([]byte(d.Fault))
 		}
 		h.Write([]byte{0xff})
 	}

@@ -16,6 +16,9 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 	if opts.Strategy, err = ParseStrategy(string(opts.Strategy)); err != nil {
 		return nil, err
 	}
+	if err := opts.withFaults(); err != nil {
+		return nil, err
+	}
 	if opts.Strategy.Sampled() && opts.MaxAttempts == 0 && opts.MaxTime == 0 {
 		opts.MaxAttempts = DefaultSampledAttempts
 	}
@@ -340,6 +343,7 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		return
 	}
 	s.Attempted++
+	e.countFaults(rep)
 	if len(rep.Decisions) > e.maxSteps {
 		e.maxSteps = len(rep.Decisions)
 	}

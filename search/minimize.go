@@ -12,6 +12,7 @@ import (
 type ChoiceSpec struct {
 	Unit, Over sched.UnitRef
 	With       *sched.UnitRef
+	Fault      sched.Fault // injected into Unit (faults.go)
 }
 
 // ChoicePolicy applies choice specs in order: a spec applies at the first
@@ -20,10 +21,11 @@ type ChoiceSpec struct {
 type ChoicePolicy struct {
 	Specs []ChoiceSpec
 	next  int
+	fault stepFault // the fault of the spec applied last (faults.go)
 }
 
 // Choose implements sched.Policy.
-func (p *ChoicePolicy) Choose(_ int, cands []sched.Candidate) ([]int, error) {
+func (p *ChoicePolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	if p.next >= len(p.Specs) || (len(cands) == 1 && cands[0].Prepare) {
 		return []int{0}, nil
 	}
@@ -50,9 +52,11 @@ func (p *ChoicePolicy) Choose(_ int, cands []sched.Candidate) ([]int, error) {
 	switch {
 	case ui == 0:
 		p.next++
+		p.fault = stepFault{step, string(s.Fault)}
 		return []int{0}, nil
-	case ui > 0 && oi >= 0:
+	case ui > 0 && oi >= 0 && s.Over != s.Unit: // Over is Unit for a fault at the default
 		p.next++
+		p.fault = stepFault{step, string(s.Fault)}
 		return []int{ui}, nil
 	}
 	return []int{0}, nil
@@ -65,7 +69,7 @@ func SpecsOf(ds []sched.Decision) []ChoiceSpec {
 		if !d.Choice {
 			continue
 		}
-		c := ChoiceSpec{Unit: d.Released[0], Over: d.Candidates[0].Ref}
+		c := ChoiceSpec{Unit: d.Released[0], Over: d.Candidates[0].Ref, Fault: d.Fault}
 		if len(d.Released) == 2 {
 			w := d.Released[1]
 			c.With = &w
@@ -104,7 +108,7 @@ func SpecsFromArtifact(rec *artifact.Artifact, names []string) []ChoiceSpec {
 		if len(c.Release) == 0 || len(d.Candidates) == 0 {
 			continue
 		}
-		spec := ChoiceSpec{Unit: ref(c.Release[0]), Over: ref(d.Candidates[0])}
+		spec := ChoiceSpec{Unit: ref(c.Release[0]), Over: ref(d.Candidates[0]), Fault: sched.Fault(c.Fault)}
 		if len(c.Release) == 2 {
 			w := ref(c.Release[1])
 			spec.With = &w

@@ -14,6 +14,7 @@ import (
 type Choice struct {
 	Step  int
 	Units []sched.UnitRef
+	Fault sched.Fault // injected into the released unit (faults.go)
 }
 
 // Plan is a schedule prefix: its choices in step order. After the last
@@ -35,6 +36,9 @@ func (p Plan) Key() string {
 		b.WriteString(strconv.Itoa(c.Step))
 		for _, u := range c.Units {
 			fmt.Fprintf(&b, ":%d.%d.%d", u.Actor, u.Conn, u.Unit)
+		}
+		if c.Fault != sched.NoFault {
+			b.WriteString("!" + string(c.Fault))
 		}
 		b.WriteByte(';')
 	}
@@ -66,6 +70,9 @@ var ErrDiverged = errors.New("schedule diverged")
 type PlanPolicy struct {
 	Plan Plan
 	next int
+	// fault is the fault of the choice applied at faultStep (faults.go).
+	fault     sched.Fault
+	faultStep int
 }
 
 // NewPlanPolicy returns a policy that follows p.
@@ -78,6 +85,7 @@ func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	}
 	c := pp.Plan.Choices[pp.next]
 	pp.next++
+	pp.fault, pp.faultStep = c.Fault, step
 	idx := make([]int, 0, len(c.Units))
 	for _, u := range c.Units {
 		found := -1
@@ -106,7 +114,7 @@ func ChoicesOf(ds []sched.Decision) Plan {
 	var p Plan
 	for _, d := range ds {
 		if d.Choice {
-			p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...)})
+			p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...), Fault: d.Fault})
 		}
 	}
 	return p

@@ -49,6 +49,7 @@ type ExactPolicy struct {
 	// awaited at this step (-1: not waiting).
 	waitStep  int
 	waitStart time.Time
+	fault     stepFault // the recorded fault of the last release (faults.go)
 }
 
 // MaxPendingWait bounds how long an exact replay of a connection pool waits
@@ -175,6 +176,7 @@ func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 		return nil, &Mismatch{Step: step, Recorded: d.Release, Now: now, What: "the recorded release is not pending"}
 	}
 	p.waitStep = -1
+	p.fault = stepFault{step, d.Fault}
 	for _, i := range picks {
 		lk := laneKey{now[i].Actor, now[i].Conn}
 		p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
@@ -228,6 +230,8 @@ type GuidedPolicy struct {
 	names     []string
 	bound     map[laneKey]int  // live lane -> recorded connection
 	taken     map[laneKey]bool // recorded lanes already bound
+	faults    []string         // the recorded fault at each position of lanes
+	fault     stepFault        // the fault of the last release (faults.go)
 }
 
 type laneKey struct {
@@ -248,6 +252,7 @@ func NewGuidedPolicy(rec *artifact.Artifact, names []string) *GuidedPolicy {
 		for _, r := range d.Release {
 			if !prep[[3]any{r.Actor, r.Conn, r.Unit}] {
 				g.lanes = append(g.lanes, laneKey{r.Actor, r.Conn})
+				g.faults = append(g.faults, d.Fault)
 			}
 		}
 	}
@@ -292,6 +297,7 @@ func (g *GuidedPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) 
 		if _, ok := g.bound[lk]; !ok {
 			g.bound[lk], g.taken[want] = want.conn, true
 		}
+		g.fault = stepFault{step, g.faults[g.next]}
 		g.next++
 		return []int{pick}, nil
 	}

@@ -79,6 +79,11 @@ type Options struct {
 	// Order, when set, is an explicit release order for a single attempt
 	// (RunOnce); the search strategies ignore it.
 	Order []OrderStep
+	// Faults are the fault kinds the search injects at release units, as
+	// choices (faults.go; none by default); MaxFaults bounds the faults of
+	// one attempt (default 1). Searching faults turns the reduction off.
+	Faults    sched.Faults
+	MaxFaults int
 }
 
 // Hooks connect a search to the code that runs its attempts.
@@ -170,6 +175,9 @@ type Summary struct {
 	// indices from the first schedule): comparable across shards.
 	FirstFailurePath []int32
 	Elapsed          time.Duration
+
+	// FaultAttempts counts the attempts that injected a fault.
+	FaultAttempts int
 }
 
 // Exhausted reports whether every schedule (within MaxDepth, when set) was

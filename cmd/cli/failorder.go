@@ -121,6 +121,9 @@ func unitText(u *artifact.Unit) string {
 // unitNote says what PostgreSQL did with a unit beyond running it.
 func unitNote(u *artifact.Unit) string {
 	var notes []string
+	if u.Fault != "" {
+		notes = append(notes, faultNote(u.Fault))
+	}
 	if u.Pair {
 		notes = append(notes, "released in a pair: PostgreSQL ran the two at once")
 	}

@@ -43,6 +43,7 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			fmt.Fprintf(w, "Reduction: %d of %d alternative orders skipped as equivalent to orders explored (they differ only by swapping independent commands; --reduction none explores them).\n",
 				s.Alternatives-s.Queued, s.Alternatives)
 		}
+		printFaults(w, r)
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "Note: %s.\n", oneLine(n))
 		}

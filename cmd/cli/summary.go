@@ -54,6 +54,11 @@ type SummaryFile struct {
 	ReductionCheck *ReductionCheck `json:"reductionCheck,omitempty"`
 	// FirstFailure locates the earliest failure in the exploration order.
 	FirstFailure *FailureRef `json:"firstFailure,omitempty"`
+
+	// Faults names the fault kinds searched ("lost-reply,reset"), and
+	// FaultAttempts counts the attempts that injected one (faults.go).
+	Faults        string `json:"faults,omitempty"`
+	FaultAttempts int    `json:"faultAttempts,omitempty"`
 }
 
 // ReductionCheck is what the check of a reduced search found: how many
@@ -132,6 +137,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 			f.FirstFailure.Anomaly = &AnomalyJSON{Anomaly: x.Anomaly, Cycle: x.Cycle, CriticalPair: x.CriticalPair}
 		}
 	}
+	summarizeFaults(f, r)
 	return f
 }
 
@@ -200,6 +206,7 @@ func MergeSummaries(paths []string) (*Merged, error) {
 		t.Pending += f.Pending
 		t.PrunedByDepth += f.PrunedByDepth
 		t.PrunedByBytes += f.PrunedByBytes
+		mergeFaults(t, f)
 		if f.MaxDepth > t.MaxDepth {
 			t.MaxDepth = f.MaxDepth
 		}

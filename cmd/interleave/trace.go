@@ -147,7 +147,7 @@ func traceInputs(a *artifact.Artifact) ([]capture.UnitInfo, []capture.ConnInfo) 
 	}
 	units := make([]capture.UnitInfo, 0, len(a.Units))
 	for _, u := range a.Units {
-		units = append(units, capture.UnitInfo{Actor: u.Actor, Conn: u.Conn, Unit: u.Unit, Hash: u.Hash, ReleaseStep: u.ReleaseStep, SQL: u.SQL})
+		units = append(units, capture.UnitInfo{Actor: u.Actor, Conn: u.Conn, Unit: u.Unit, Hash: u.Hash, ReleaseStep: u.ReleaseStep, SQL: u.SQL, Fault: u.Fault})
 	}
 	conns := make([]capture.ConnInfo, 0, len(a.Connections))
 	for _, c := range a.Connections {

@@ -8,6 +8,7 @@ const LEGEND = [
   ['badge-choice', () => badge(el('span'), 'badge-choice', 'choice'), 'a choice: released out of the default first-come order; the search chose this step'],
   ['badge-prepare', () => badge(el('span'), 'badge-prepare', 'prepare'), 'a statement preparation: the driver\u2019s Parse and Describe before it first runs a statement; never a choice'],
   ['badge-pair', () => badge(el('span'), 'badge-pair', 'pair'), 'released together with another unit (--overlap pairs): PostgreSQL ran the two at once'],
+  ['badge-fault', () => badge(el('span'), 'badge-fault', 'fault lost-reply'), 'a fault the search injected at this unit (--faults): lost-reply (it ran; its reply was lost with the connection), reset (the connection dropped before it reached PostgreSQL) or terminate (PostgreSQL terminated the backend)'],
   ['badge-wait', () => badge(el('span'), 'badge-wait', 'waited on bob'), 'PostgreSQL reported this unit waiting for a lock another actor held'],
   ['wait-bar', () => el('span', 'wait-bar', 'waiting for bob'), 'how long it waited: from its release to the last step released before it completed'],
   ['badge-blocked', () => badge(el('span'), 'badge-blocked', '1 blocked'), 'in a step heading: units waiting on a lock when the scheduler made this step'],

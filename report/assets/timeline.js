@@ -86,6 +86,7 @@ function stepHead(d, s) {
     badge(h, 'badge-choice', 'choice');
   }
   if (d.release.length > 1) badge(h, 'badge-pair', 'pair');
+  if (d.fault) badge(h, 'badge-fault', 'fault ' + d.fault);
   if (list(d.blocked).length) {
     const b = badge(h, 'badge-blocked', d.blocked.length + ' blocked');
     b.title = 'Waiting on locks at this decision: ' + d.blocked.map(refText).join(', ');
@@ -124,6 +125,10 @@ function makeBox(u) {
     badge(marks, 'badge-pair', 'pair');
   }
   if (isChoice(u)) badge(marks, 'badge-choice', 'choice');
+  if (u.fault) {
+    b.classList.add('faulted');
+    badge(marks, 'badge-fault', 'fault ' + u.fault);
+  }
   if (waits(u).length) {
     const who = blockers(u);
     b.classList.add('waited');

@@ -1,0 +1,113 @@
+package libpq
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// oneInsert is one autocommit INSERT through database/sql with the named
+// driver, and no retry of its own: whatever retry happens is the driver's
+// and database/sql's. A second actor reads.
+func oneInsert(driverName string) interleave.Scenario {
+	return interleave.Scenario{
+		Name: "one-insert-" + driverName,
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE events (id serial PRIMARY KEY)")
+			return err
+		},
+		Actors: []interleave.Actor{
+			{Name: "writer", Run: func(ctx context.Context, cs string) (any, error) {
+				db, err := sql.Open(driverName, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer db.Close()
+				_, err = db.ExecContext(ctx, "INSERT INTO events DEFAULT VALUES")
+				return nil, err
+			}},
+			{Name: "reader", Run: func(ctx context.Context, cs string) (any, error) {
+				db, err := sql.Open(driverName, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer db.Close()
+				var n int
+				err = db.QueryRowContext(ctx, "SELECT count(*) FROM events").Scan(&n)
+				return n, err
+			}},
+		},
+		// A failed INSERT is the caller's to handle; one that runs twice is
+		// not.
+		HandleActorErrors: true,
+		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+			var n int
+			if err := db.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
+				return err
+			}
+			if n > 1 {
+				return fmt.Errorf("one INSERT ran %d times", n)
+			}
+			return nil
+		},
+	}
+}
+
+func faultOptions() interleave.Options {
+	return interleave.Options{
+		Server: interleave.ServerOptions{Use: interleavetest.Server()},
+		Search: interleave.SearchOptions{Faults: sched.Faults{sched.LostReply}, Workers: 1},
+	}
+}
+
+// runsTwice explores scenario with lost-reply and requires the writer's one
+// INSERT to have run twice: once with the lost reply on its first
+// connection, once more on a new connection, with no retry in the
+// application.
+func runsTwice(t *testing.T, sc interleave.Scenario) {
+	t.Helper()
+	res, err := interleave.Explore(context.Background(), sc, faultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, "ran 2 times") {
+		t.Fatalf("outcome %s (%s); want the INSERT run twice", res.Outcome, res.Message)
+	}
+	var inserts, faulted int
+	conns := map[int]bool{}
+	for _, u := range res.Artifact.Units {
+		if u.Actor == "writer" && len(u.SQL) > 0 && strings.HasPrefix(u.SQL[0], "INSERT") && u.Completed {
+			inserts++
+			conns[u.Conn] = true
+			if u.Fault == "lost-reply" {
+				faulted++
+			}
+		}
+	}
+	if inserts != 2 || faulted != 1 || len(conns) != 2 {
+		t.Fatalf("writer ran %d INSERTs on %d connections, %d with the lost reply; want 2, 2 and 1", inserts, len(conns), faulted)
+	}
+	if e := res.Artifact.Actors[0].Error; e != "" {
+		t.Fatalf("writer returned %q; want no error (the retry was the driver's)", e)
+	}
+	t.Logf("found after %d attempts", res.Summary.Attempted)
+}
+
+// lib/pq reports a connection that ends while it waits for an answer (EOF)
+// as driver.ErrBadConn, and database/sql then runs the statement again on
+// a new connection: after a lost reply, one autocommit INSERT runs twice.
+func TestLibPQRetriesAfterALostReply(t *testing.T) { runsTwice(t, oneInsert("postgres")) }
+
+// pgx's stdlib driver is meant to return driver.ErrBadConn only for an
+// error before anything was sent (pgconn.SafeToRetry), yet after a lost
+// reply to an autocommit INSERT (pgx v5.12.0) database/sql ran it again:
+// the application cannot rely on the driver to refuse the retry.
+func TestPgxStdlibRetriesAfterALostReply(t *testing.T) { runsTwice(t, oneInsert("pgx")) }

@@ -1,0 +1,105 @@
+// Command queue is a job lost with its worker's connection: the worker
+// claims a job in one transaction (status 'claimed') and records the result
+// and 'done' in a second one. When its session ends between the two (its
+// backend terminated by a failover or an administrator, its connection
+// dropped), the job stays claimed by a worker that is gone, and no worker
+// will ever run it. Only a fault finds it.
+//
+//	go run ./cmd/interleave run ./examples/queue --faults terminate --out failure.json
+//
+// examples/queue-fixed is the repair: the claim is a row lock (SELECT ...
+// FOR UPDATE SKIP LOCKED) inside the transaction that does the work, so a
+// session that ends gives the job back.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+)
+
+// work is the worker under test: claim the next pending job, then run it.
+func work(ctx context.Context, connString string) (any, error) {
+	conn, err := pgx.Connect(ctx, connString)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	var id int
+	err = conn.QueryRow(ctx, `UPDATE jobs SET status = 'claimed'
+		WHERE id = (SELECT id FROM jobs WHERE status = 'pending' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING id`, pgx.QueryExecModeSimpleProtocol).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "no job", nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, fmt.Sprintf("INSERT INTO results (job_id) VALUES (%d)", id), pgx.QueryExecModeSimpleProtocol); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf("UPDATE jobs SET status = 'done' WHERE id = %d", id), pgx.QueryExecModeSimpleProtocol); err != nil {
+		return nil, err
+	}
+	return id, tx.Commit(ctx)
+}
+
+// Scenario is the worker, an operator's query of the queue, and the rule:
+// once every session has ended, no job is left claimed, and each job done
+// has its one result.
+func Scenario() interleave.Scenario {
+	return interleave.Scenario{
+		Name: "queue",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, `CREATE TABLE jobs (id int PRIMARY KEY, status text NOT NULL DEFAULT 'pending');
+				INSERT INTO jobs (id) VALUES (1);
+				CREATE TABLE results (job_id int NOT NULL REFERENCES jobs)`)
+			return err
+		},
+		Actors: []interleave.Actor{
+			{Name: "worker", Run: work},
+			{Name: "operator", Run: pending},
+		},
+		// A worker whose session is killed fails; that is allowed, a job
+		// lost with it is not.
+		HandleActorErrors: true,
+		Invariant:         noJobLost,
+	}
+}
+
+// pending is an operator looking at the queue while the worker runs.
+func pending(ctx context.Context, connString string) (any, error) {
+	conn, err := pgx.Connect(ctx, connString)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	var n int
+	err = conn.QueryRow(ctx, "SELECT count(*) FROM jobs WHERE status = 'pending'", pgx.QueryExecModeSimpleProtocol).Scan(&n)
+	return n, err
+}
+
+func noJobLost(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+	var claimed, done, results int
+	if err := db.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'claimed'), count(*) FILTER (WHERE status = 'done'),
+		(SELECT count(*) FROM results) FROM jobs`).Scan(&claimed, &done, &results); err != nil {
+		return err
+	}
+	if claimed > 0 {
+		return fmt.Errorf("%d job(s) left claimed by a worker that is gone: no worker will run them", claimed)
+	}
+	if results != done {
+		return fmt.Errorf("%d job(s) done with %d result(s)", done, results)
+	}
+	return nil
+}
+
+func main() { interleave.Main(Scenario()) }
