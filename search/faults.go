@@ -95,9 +95,8 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 				path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 				c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
 				child++
-				if n.depth == 0 && e.opts.Shards > 1 && (c.child%e.opts.Shards)+1 != e.opts.Shard {
-					continue // another shard's subtree
-				}
+				// With shards, every shard queues the same plans and
+				// deal (shard.go) gives each its branches.
 				if e.bytes+c.size() > e.opts.FrontierBytes {
 					e.sum.PrunedByBytes++
 					continue

@@ -205,3 +205,54 @@ func TestFaultsAreFollowed(t *testing.T) {
 		t.Fatal("CheckFaults took an unknown fault")
 	}
 }
+
+// With shards, every order and fault placement is run by exactly one
+// shard, apart from the first schedule, which every shard runs and shard
+// 1 alone counts (deal in shard.go gives the fault plans out with the
+// others).
+func TestShardsDealFaultPlans(t *testing.T) {
+	units := []int{2, 1}
+	faults := sched.Faults{sched.LostReply, sched.Reset}
+	whole := map[string]bool{}
+	if _, err := Explore(context.Background(), Options{Workers: 1, Faults: faults, MaxFaults: 1}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+		ds, order := simulateFaults(units, p)
+		whole[order] = true
+		return Report{Decisions: ds}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 2; n <= 4; n++ {
+		runs := map[string]int{}
+		counted := 0
+		for k := 1; k <= n; k++ {
+			sum, err := Explore(context.Background(), Options{Workers: 1, Faults: faults, MaxFaults: 1, Shard: k, Shards: n}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+				ds, order := simulateFaults(units, p)
+				runs[order]++
+				return Report{Decisions: ds}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sum.Exhausted() {
+				t.Fatalf("shard %d/%d did not exhaust its part: %+v", k, n, sum)
+			}
+			counted += sum.Attempted
+		}
+		for o := range whole {
+			if runs[o] == 0 {
+				t.Errorf("%d shards: %q ran in none", n, o)
+			}
+		}
+		for o, c := range runs {
+			if !whole[o] {
+				t.Errorf("%d shards ran %q, which the whole search did not", n, o)
+			}
+			if c > 1 && c != n {
+				t.Errorf("%d shards ran %q %d times", n, o, c)
+			}
+		}
+		if counted != len(whole) {
+			t.Errorf("%d shards counted %d attempts; the whole search runs %d orders", n, counted, len(whole))
+		}
+	}
+}
