@@ -82,6 +82,11 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 	names := sc.ActorNames()
 	victims := victimsOf(rec, names)
 
+	if f := recordedFaults(rec); f != "" {
+		x.Notes = append(x.Notes, "the recording injected a fault ("+f+"), which explain does not inject again: no critical pair or isolation level is shown; replay the artifact to see the failure (docs/faults.md)")
+		x.Fix = &explain.Fix{Class: explain.FixUnknown, Advice: "no verdict: the failure needs a fault, which explain's runs do not inject"}
+		return x, ctx.Err()
+	}
 	// The recorded order first, as it is: the reversals and the level runs
 	// are evidence only if it still fails the same way with this code.
 	base := w.run(ctx, &sc, &orderPolicy{want: recordedOrder(rec), names: names}, victims)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/explain"
@@ -32,6 +33,16 @@ func (w *worker) nameAnomaly(ctx context.Context, sc *Scenario, a *artifact.Arti
 		return fmt.Sprintf("the failure's anomaly could not be named: %v", err)
 	}
 	a.Explanation = rec
+	if f := recordedFaults(a); f != "" {
+		// A reversal runs without the fault, so whatever it shows is not
+		// about the failure.
+		with := *rec
+		with.Notes = append(append([]string(nil), with.Notes...), "the failing order injected a fault ("+f+"), which reversals do not repeat: no critical pair was looked for")
+		if artifact.ValidateExplanation(&with, a) == nil {
+			a.Explanation = &with
+		}
+		return ""
+	}
 	if n := w.env.opts.Output.Reversals; n > 0 && ctx.Err() == nil {
 		// The critical pair: a few attempts, each the failing order with
 		// two dependent commands swapped. Only evidence: a failure to find
@@ -66,4 +77,16 @@ func (w *worker) staticExplanation(ctx context.Context, sc *Scenario, a *artifac
 		return nil, nil, err
 	}
 	return x, rec, nil
+}
+
+// recordedFaults lists the faults a's schedule injected ("lost-reply at
+// step 12"), or "" when none.
+func recordedFaults(a *artifact.Artifact) string {
+	var out []string
+	for _, d := range a.Schedule.Decisions {
+		if d.Fault != "" {
+			out = append(out, fmt.Sprintf("%s at step %d", d.Fault, d.Step))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -64,6 +64,16 @@ func TestLostCommitReplyChargesTwice(t *testing.T) {
 	}
 	t.Logf("found after %d attempts (%d with a fault) in %v", res.Summary.Attempted, res.Summary.FaultAttempts, res.Summary.Elapsed)
 	a := res.Artifact
+	// Named, and no critical pair looked for: reversals would run
+	// without the fault.
+	if x := a.Explanation; x == nil || x.CriticalPair != nil || !strings.Contains(strings.Join(x.Notes, "; "), "injected a fault (lost-reply at step") {
+		t.Fatalf("the artifact explains %+v; want the anomaly named, no critical pair, and a note naming the fault", a.Explanation)
+	}
+	// explain says it cannot judge a failure that needs a fault.
+	x, err := interleave.Explain(ctx, Scenario(), a, interleave.ExplainOptions{Options: options()})
+	if err != nil || x.Fix == nil || !strings.Contains(x.Fix.Advice, "the failure needs a fault") || x.CriticalPair != nil {
+		t.Fatalf("explain of a fault's failure: %v %+v", err, x)
+	}
 	u := faultedUnit(t, a)
 	if u.Fault != string(sched.LostReply) || len(u.SQL) == 0 || !strings.EqualFold(u.SQL[0], "commit") || !u.Completed || strings.Join(u.Tags, ",") != "COMMIT" {
 		t.Fatalf("faulted unit %+v; want a completed COMMIT with fault lost-reply", u)
