@@ -31,6 +31,7 @@ func main() {
 	dedicatedEvery := flag.Int("dedicated-every", 5, "signals: every Nth run uses a dedicated server (0: none)")
 	seed := flag.Uint64("seed", 0, "seed of the fault loop and of the signal plan (0: drawn and printed)")
 	jsonOut := flag.String("json", "", "also write every run's result to this file")
+	flag.StringVar(&searchFaults, "interleave-faults", "", "faults: also have the search inject these faults (interleave run --faults LIST, fifo with --max-faults 1, as random draws none)")
 	flag.IntVar(&runLimits.NoFile, "nofile", 0, "run interleave with this many file descriptors at most (ulimit -n; 0: the soak's own)")
 	flag.Int64Var(&runLimits.Address, "address-space", 0, "run interleave with this much address space at most, in bytes (ulimit -v; 0: the soak's own)")
 	flag.Int64Var(&runLimits.Memory, "memory", 0, "run interleave, and the server it starts, in a memory cgroup limited to this many bytes (0: none)")
