@@ -85,7 +85,7 @@ INSERT INTO checking VALUES (1, 100); INSERT INTO savings VALUES (1, 100)`)
 		},
 	}
 	o := opts()
-	o.Search.MaxAttempts = 40
+	o.Search.MaxAttempts = 30
 	o.Search.Workers = 2
 	res, err := interleave.Explore(fixture.Context(t), sc, o)
 	if err != nil {
