@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -17,6 +18,11 @@ type admin struct {
 	mu    sync.Mutex
 	conn  *pgx.Conn
 	owned map[string]bool
+	// gone are the backends of maintenance connections given up in the
+	// middle of a command (a CREATE DATABASE cancelled by its context):
+	// the command may still commit after the cancel, so a drop first
+	// waits for them to exit.
+	gone []int32
 }
 
 func newAdmin(connString string) *admin {
@@ -59,6 +65,9 @@ func (a *admin) create(ctx context.Context) (string, error) {
 	// (it drops with IF EXISTS).
 	a.owned[name] = true
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		if c.IsClosed() {
+			a.gone = append(a.gone, int32(c.PgConn().PID()))
+		}
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	// Mark it as Interleave's and hold its advisory lock for as long as this
@@ -82,6 +91,9 @@ func (a *admin) drop(ctx context.Context, name string) error {
 	c, err := a.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to drop database %s: %w", name, err)
+	}
+	if err := a.awaitGone(ctx, c); err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
 	}
 	if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
@@ -114,6 +126,39 @@ func (a *admin) dropAll(ctx context.Context) error {
 	}
 	a.mu.Unlock()
 	return first
+}
+
+// awaitGone ends the backends of connections given up mid-command and
+// waits until they have exited, so that what they were doing has
+// committed or rolled back (PostgreSQL 13 went on with a cancelled CREATE
+// DATABASE and committed it after a DROP DATABASE IF EXISTS on a new
+// connection had found nothing); callers hold a.mu.
+func (a *admin) awaitGone(ctx context.Context, c *pgx.Conn) error {
+	if len(a.gone) == 0 {
+		return nil
+	}
+	if _, err := c.Exec(ctx, "SELECT pg_terminate_backend(p) FROM unnest($1::int4[]) p", a.gone); err != nil {
+		return fmt.Errorf("end the backend of a cancelled command: %w", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int4[])", a.gone).Scan(&n); err != nil {
+			return fmt.Errorf("wait for the backend of a cancelled command: %w", err)
+		}
+		if n == 0 {
+			a.gone = nil
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the backends %v of cancelled commands did not exit within 30 s", a.gone)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (a *admin) ownedNames() []string {
