@@ -35,11 +35,22 @@ func simulate(units []int, policy sched.Policy) ([]sched.Decision, string, error
 		if err != nil {
 			return ds, "", err
 		}
-		d := sched.Decision{Step: step, Candidates: cands, Choice: len(picks) > 1 || picks[0] != 0}
+		// A fault (a FaultPolicy's, for a single release) is recorded on
+		// the decision and in the order string ("a2!reset"); it changes
+		// nothing else in this model.
+		fault := sched.NoFault
+		if fp, ok := policy.(sched.FaultPolicy); ok && len(picks) == 1 {
+			fault = fp.Fault(step)
+		}
+		d := sched.Decision{Step: step, Candidates: cands, Choice: len(picks) > 1 || picks[0] != 0 || fault != sched.NoFault, Fault: fault}
 		for _, p := range picks {
 			r := cands[p].Ref
 			d.Released = append(d.Released, r)
-			order = append(order, string(rune('a'+r.Actor))+string(rune('1'+r.Unit)))
+			o := string(rune('a'+r.Actor)) + string(rune('1'+r.Unit))
+			if fault != sched.NoFault {
+				o += "!" + string(fault)
+			}
+			order = append(order, o)
 			next[r.Actor]++
 			since[r.Actor] = step + 1
 		}

@@ -2,8 +2,6 @@ package search
 
 import (
 	"context"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 
@@ -11,44 +9,10 @@ import (
 	"github.com/pginterleave/interleave/sched"
 )
 
-// simulateFaults is simulate with faults: the policy's fault for a single
-// release is recorded on the decision and in the order string ("a2!reset").
-// A fault changes nothing else in this model.
+// simulateFaults is simulate for policies that cannot fail.
 func simulateFaults(units []int, policy sched.Policy) ([]sched.Decision, string) {
-	next := make([]int, len(units))
-	since := make([]int, len(units))
-	var ds []sched.Decision
-	var order []string
-	for step := 0; ; step++ {
-		var cands []sched.Candidate
-		for a := range units {
-			if next[a] < units[a] {
-				cands = append(cands, sched.Candidate{Ref: sched.UnitRef{Actor: a, Unit: next[a]}, Since: since[a]})
-			}
-		}
-		if len(cands) == 0 {
-			return ds, strings.Join(order, " ")
-		}
-		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Since < cands[j].Since })
-		picks, _ := policy.Choose(step, cands)
-		fault := sched.NoFault
-		if fp, ok := policy.(sched.FaultPolicy); ok && len(picks) == 1 {
-			fault = fp.Fault(step)
-		}
-		d := sched.Decision{Step: step, Candidates: cands, Choice: len(picks) > 1 || picks[0] != 0 || fault != sched.NoFault, Fault: fault}
-		for _, p := range picks {
-			r := cands[p].Ref
-			d.Released = append(d.Released, r)
-			s := string(rune('a'+r.Actor)) + string(rune('1'+r.Unit))
-			if fault != sched.NoFault {
-				s += "!" + string(fault)
-			}
-			order = append(order, s)
-			next[r.Actor]++
-			since[r.Actor] = step + 1
-		}
-		ds = append(ds, d)
-	}
+	ds, order, _ := simulate(units, policy)
+	return ds, order
 }
 
 func binomial(n, k int) int {
