@@ -38,6 +38,11 @@ func (w *worker) nameAnomaly(ctx context.Context, sc *Scenario, a *artifact.Arti
 		// about the failure.
 		with := *rec
 		with.Notes = append(append([]string(nil), with.Notes...), "the failing order injected a fault ("+f+"), which reversals do not repeat: no critical pair was looked for")
+		if with.Anomaly.Name == "" {
+			// Not "a check and a write in separate transactions": what
+			// the order lacks is the fault's effect on the client.
+			with.Anomaly.Sentence = explain.NoCycle + ": the order breaks the invariant with the fault it injected (" + f + "): the client did not learn what the server did with its command, and what it did next broke the rule (docs/faults.md)"
+		}
 		if artifact.ValidateExplanation(&with, a) == nil {
 			a.Explanation = &with
 		}
