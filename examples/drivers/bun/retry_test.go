@@ -1,0 +1,73 @@
+package bun
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/sched"
+)
+
+// oneInsert is one autocommit INSERT through bun on its own driver,
+// pgdriver (Open), with no retry in the application, beside a reader:
+// whatever retry happens is database/sql's, on pgdriver's driver.ErrBadConn.
+func oneInsert() interleave.Scenario {
+	return interleave.Scenario{
+		Name: "bun-one-insert",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE events (id serial PRIMARY KEY)")
+			return err
+		},
+		Actors: []interleave.Actor{
+			{Name: "writer", Run: func(ctx context.Context, cs string) (any, error) {
+				db := Open(cs)
+				defer db.Close()
+				_, err := db.NewRaw("INSERT INTO events DEFAULT VALUES").Exec(ctx)
+				return nil, err
+			}},
+			{Name: "reader", Run: func(ctx context.Context, cs string) (any, error) {
+				db := Open(cs)
+				defer db.Close()
+				var n int
+				err := db.NewRaw("SELECT count(*) FROM events").Scan(ctx, &n)
+				return n, err
+			}},
+		},
+		HandleActorErrors: true,
+		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+			var n int
+			if err := db.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
+				return err
+			}
+			if n > 1 {
+				return fmt.Errorf("one INSERT ran %d times", n)
+			}
+			return nil
+		},
+	}
+}
+
+// pgdriver returns driver.ErrBadConn only when nothing was written (or the
+// connection was already closed), so database/sql does not run a sent
+// INSERT again: with every fault at every command, the INSERT runs at most
+// once, and a lost reply is an error to the caller.
+func TestBunInsertIsNotRetriedAfterAFault(t *testing.T) {
+	res, err := interleave.Explore(context.Background(), oneInsert(), interleave.Options{
+		Server: interleave.ServerOptions{Use: interleavetest.Server()},
+		Search: interleave.SearchOptions{Faults: sched.FaultKinds(), Workers: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
+	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
+		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
+	}
+	if s.FaultAttempts == 0 {
+		t.Fatal("no attempt injected a fault")
+	}
+}

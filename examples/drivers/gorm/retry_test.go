@@ -1,0 +1,112 @@
+package gorm
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/sched"
+	"gorm.io/gorm"
+)
+
+// event is one row GORM creates.
+type event struct{ ID int64 }
+
+// oneCreate is one db.Create of an event through GORM (Open: pgx's stdlib
+// under database/sql), with no retry in the application, beside a reader:
+// whatever retry happens is database/sql's. skipTx turns GORM's default
+// transaction off (gorm.Config.SkipDefaultTransaction, as a Session).
+func oneCreate(skipTx bool) interleave.Scenario {
+	return interleave.Scenario{
+		Name: fmt.Sprintf("gorm-one-create-skip-tx-%v", skipTx),
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE events (id bigserial PRIMARY KEY)")
+			return err
+		},
+		Actors: []interleave.Actor{
+			{Name: "writer", Run: func(ctx context.Context, cs string) (any, error) {
+				db, err := Open(cs)
+				if err != nil {
+					return nil, err
+				}
+				if sqlDB, err := db.DB(); err == nil {
+					defer sqlDB.Close()
+				}
+				return nil, db.Session(&gorm.Session{SkipDefaultTransaction: skipTx}).WithContext(ctx).Create(&event{}).Error
+			}},
+			{Name: "reader", Run: func(ctx context.Context, cs string) (any, error) {
+				conn, err := pgx.Connect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer conn.Close(ctx)
+				var n int
+				err = conn.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n)
+				return n, err
+			}},
+		},
+		// A failed Create is the caller's to handle; one that ran twice is
+		// not.
+		HandleActorErrors: true,
+		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+			var n int
+			if err := db.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
+				return err
+			}
+			if n > 1 {
+				return fmt.Errorf("one Create ran %d times", n)
+			}
+			return nil
+		},
+	}
+}
+
+func faultOptions(faults ...sched.Fault) interleave.Options {
+	return interleave.Options{
+		Server: interleave.ServerOptions{Use: interleavetest.Server()},
+		Search: interleave.SearchOptions{Faults: faults, Workers: 1},
+	}
+}
+
+// In GORM's default transaction (BEGIN, INSERT ... RETURNING, COMMIT),
+// database/sql retries nothing inside the Tx: with every fault at every
+// command, the Create runs at most once (a lost COMMIT reply is an error
+// to the caller, whose own retry would be the bug examples/payment shows).
+func TestGormCreateInItsTransactionIsNotRetried(t *testing.T) {
+	res, err := interleave.Explore(context.Background(), oneCreate(false), faultOptions(sched.FaultKinds()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
+	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
+		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
+	}
+	if s.FaultAttempts == 0 {
+		t.Fatal("no attempt injected a fault")
+	}
+}
+
+// With SkipDefaultTransaction the INSERT is an autocommit statement. GORM
+// sends it with RETURNING "id" through database/sql's QueryContext, and
+// there pgx's stdlib driver did not have it run again after a lost reply:
+// the Create runs at most once with every fault at every command. (An
+// ExecContext of the same kind of INSERT did run twice:
+// examples/drivers/libpq's TestPgxStdlibRetriesAfterALostReply.)
+func TestGormCreateWithoutTransactionIsNotRetried(t *testing.T) {
+	res, err := interleave.Explore(context.Background(), oneCreate(true), faultOptions(sched.FaultKinds()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
+	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
+		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
+	}
+	if s.FaultAttempts == 0 {
+		t.Fatal("no attempt injected a fault")
+	}
+}
