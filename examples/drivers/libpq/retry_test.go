@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/interleavetest"
@@ -111,3 +112,61 @@ func TestLibPQRetriesAfterALostReply(t *testing.T) { runsTwice(t, oneInsert("pos
 // reply to an autocommit INSERT (pgx v5.12.0) database/sql ran it again:
 // the application cannot rely on the driver to refuse the retry.
 func TestPgxStdlibRetriesAfterALostReply(t *testing.T) { runsTwice(t, oneInsert("pgx")) }
+
+// Why pgx's stdlib let database/sql retry (pgx v5.12.0, read in
+// pgconn/pgconn.go): an Exec without arguments goes by the simple
+// protocol, and MultiResultReader.NextResult ignores the error of its
+// peekMessage. That read error (the connection ended) has already marked
+// the connection closed, so the receiveMessage that follows returns
+// connLockError "conn closed", whose SafeToRetry is true ("a lock failure
+// by definition happens before the connection is used"), and stdlib turns
+// it into driver.ErrBadConn. This test shows the error the application
+// gets from pgx.Conn.Exec after a lost reply; if a pgx upgrade fixes it,
+// the test fails and docs/faults.md must change with it.
+func TestPgxSimpleExecAfterALostReplyLooksSafeToRetry(t *testing.T) {
+	sc := interleave.Scenario{
+		Name: "pgx-exec-lost-reply",
+		Setup: func(ctx context.Context, db *pgx.Conn) error {
+			_, err := db.Exec(ctx, "CREATE TABLE events (id serial PRIMARY KEY)")
+			return err
+		},
+		Actors: []interleave.Actor{{Name: "writer", Run: func(ctx context.Context, cs string) (any, error) {
+			conn, err := pgx.Connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			defer conn.Close(ctx)
+			_, err = conn.Exec(ctx, "INSERT INTO events DEFAULT VALUES")
+			if err == nil {
+				return "no error", nil
+			}
+			return fmt.Sprintf("%v; SafeToRetry %v", err, pgconn.SafeToRetry(err)), nil
+		}}, {Name: "reader", Run: func(ctx context.Context, cs string) (any, error) {
+			conn, err := pgx.Connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			defer conn.Close(ctx)
+			var n int
+			err = conn.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n)
+			return n, err
+		}}},
+		Invariant: func(ctx context.Context, db *pgx.Conn, results []interleave.ActorResult) error {
+			if v := fmt.Sprint(results[0].Value); v != "no error" {
+				return fmt.Errorf("the INSERT's error: %s", v)
+			}
+			return nil
+		},
+	}
+	res, err := interleave.Explore(context.Background(), sc, faultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation {
+		t.Fatalf("outcome %s (%s); want the lost reply's error", res.Outcome, res.Message)
+	}
+	if !strings.Contains(res.Message, "conn closed; SafeToRetry true") {
+		t.Fatalf("the INSERT after a lost reply failed with %q; want pgx's connLockError (conn closed), safe to retry", res.Message)
+	}
+	t.Log(res.Message)
+}
