@@ -170,3 +170,32 @@ func TestPgxSimpleExecAfterALostReplyLooksSafeToRetry(t *testing.T) {
 	}
 	t.Log(res.Message)
 }
+
+// The consequence for code that follows pgx's advice and retries only when
+// pgconn.SafeToRetry(err) says nothing was sent: after a lost reply the
+// INSERT runs twice.
+func TestRetryOnlyWhenSafeToRetryStillRunsTwice(t *testing.T) {
+	sc := oneInsert("pgx")
+	sc.Name = "pgx-retry-when-safe"
+	sc.Actors[0].Run = func(ctx context.Context, cs string) (any, error) {
+		for try := 1; ; try++ {
+			conn, err := pgx.Connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			_, err = conn.Exec(ctx, "INSERT INTO events DEFAULT VALUES")
+			conn.Close(ctx)
+			if err == nil || !pgconn.SafeToRetry(err) || try == 3 {
+				return try, err
+			}
+		}
+	}
+	res, err := interleave.Explore(context.Background(), sc, faultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomeViolation || !strings.Contains(res.Message, "ran 2 times") {
+		t.Fatalf("outcome %s (%s); want the INSERT run twice", res.Outcome, res.Message)
+	}
+	t.Logf("found after %d attempts: %s", res.Summary.Attempted, res.Message)
+}
