@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -111,10 +112,16 @@ func (m *PGMonitor) Terminate(ctx context.Context, pid uint32) error {
 		return fmt.Errorf("terminate backend %d: %w", pid, err)
 	}
 	if !ok {
-		return fmt.Errorf("terminate backend %d: PostgreSQL found no such backend", pid)
+		return fmt.Errorf("terminate backend %d: %w", pid, ErrBackendGone)
 	}
 	return nil
 }
+
+// ErrBackendGone is BackendTerminator.Terminate's error when PostgreSQL
+// finds no such backend: it ended before the fault (killed from outside,
+// or a session timeout such as idle_in_transaction_session_timeout). The
+// connection is ending anyway; the attempt goes on as after a terminate.
+var ErrBackendGone = errors.New("PostgreSQL found no such backend: it had already ended")
 
 // faultFor asks the policy for the fault of a single release; a.mu held.
 func (a *Attempt) faultFor(step int, picks []int) Fault {
@@ -185,7 +192,7 @@ func (a *Attempt) terminate(ctx context.Context, l *lane) (closed bool, err erro
 		return false, fmt.Errorf("the lock monitor cannot terminate backends")
 	}
 	pid := l.info.BackendPID
-	if err := t.Terminate(ctx, pid); err != nil {
+	if err := t.Terminate(ctx, pid); err != nil && !errors.Is(err, ErrBackendGone) {
 		return false, err
 	}
 	watcher, _ := a.cfg.Monitor.(BackendWatcher)

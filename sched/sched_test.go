@@ -321,3 +321,71 @@ func twoConnections(t *testing.T) (*Attempt, netproxy.ConnGate, netproxy.ConnGat
 func query() *netproxy.Unit {
 	return &netproxy.Unit{Kind: netproxy.KindSimple, Bytes: []byte{'Q'}, Types: []byte("Q")}
 }
+
+// goneMonitor is a monitor whose terminate finds the backend already
+// ended (pg_terminate_backend returned false), and which reports no
+// backend alive.
+type goneMonitor struct {
+	fakeMonitor
+	terminated []uint32
+}
+
+func (m *goneMonitor) Terminate(_ context.Context, pid uint32) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.terminated = append(m.terminated, pid)
+	return fmt.Errorf("terminate backend %d: %w", pid, ErrBackendGone)
+}
+
+func (m *goneMonitor) Alive(context.Context, []uint32) ([]uint32, error) { return nil, nil }
+
+// terminateFirst releases in FIFO order and terminates the first unit.
+type terminateFirst struct{}
+
+func (terminateFirst) Choose(_ int, c []Candidate) ([]int, error) { return []int{0}, nil }
+func (terminateFirst) Fault(step int) Fault {
+	if step == 0 {
+		return Terminate
+	}
+	return NoFault
+}
+
+// A terminate fault whose backend had already ended (killed from outside,
+// a session timeout) does not abort the attempt: the unit is reset as the
+// connection ends, and the other actor runs on. The fault soak found the
+// abort: "fault terminate: terminate backend N: PostgreSQL found no such
+// backend" stopped the whole search.
+func TestTerminateOfAnEndedBackendDoesNotAbort(t *testing.T) {
+	mon := &goneMonitor{}
+	a := New(Config{Actors: []string{"a", "b"}, Monitor: mon, Policy: terminateFirst{}})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var order []string
+	var awaitErr atomic.Value
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		g, err := a.Gate(0).Attach(netproxy.ConnInfo{Ordinal: 0, BackendPID: 100})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		u := &netproxy.Unit{Kind: netproxy.KindSimple, Ordinal: 0, Bytes: []byte{'Q', 0, 0}, Types: []byte("Q")}
+		err = g.Await(context.Background(), u)
+		awaitErr.Store(fmt.Sprint(err))
+		g.Closed(errors.New("the server closed the connection"))
+		a.ActorDone(0)
+	}()
+	go func() { defer wg.Done(); actor(t, a, 1, 2, &order, &mu) }()
+	if err := a.Run(context.Background()); err != nil {
+		t.Fatalf("the attempt was aborted: %v", err)
+	}
+	wg.Wait()
+	if len(mon.terminated) != 1 || mon.terminated[0] != 100 {
+		t.Fatalf("terminated %v; want backend 100 once", mon.terminated)
+	}
+	if got := strings.Join(order, " "); got != "b1 b2" {
+		t.Fatalf("b ran %q; want b1 b2", got)
+	}
+	t.Logf("a's Await returned %v", awaitErr.Load())
+}
