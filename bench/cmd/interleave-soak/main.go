@@ -91,9 +91,19 @@ func main() {
 		defer os.RemoveAll(filepath.Dir(scenario))
 		if *mode != "postmaster" {
 			logf("fault soak: %d attempts of %s", *attempts, scenario)
-			r := faultRun(*bin, scenario, *attempts, *seed, logf)
-			logf("fault soak: exit %d in %s; %+v; %s", r.Exit, r.Duration.Round(time.Second), r.Faults, r.Left)
-			record("faults", r)
+			// With the search's own faults the search is fifo, which
+			// exhausts its frontier long before 10,000 attempts (the
+			// soak's kills make many plans unfollowable): fresh runs
+			// follow one another until they have made the attempts.
+			for done, run := 0, 0; done < *attempts; run++ {
+				r := faultRun(*bin, scenario, *attempts-done, *seed+uint64(run), logf)
+				logf("fault soak run %d: exit %d in %s, %d attempts; %+v; %s", run+1, r.Exit, r.Duration.Round(time.Second), attempted(r.Stdout), r.Faults, r.Left)
+				record("faults", r)
+				if searchFaults == "" || attempted(r.Stdout) <= 0 || len(r.Problems) > 0 {
+					break
+				}
+				done += attempted(r.Stdout)
+			}
 		}
 		if *mode != "faults" {
 			for i := 0; i < *pmRuns; i++ {
