@@ -94,7 +94,7 @@ func endsWithPair(p Plan) bool {
 func (e *explorer) retryAllowed() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.stopping != "" || (e.opts.MaxAttempts > 0 && e.seq+e.sum.Retries >= e.opts.MaxAttempts) {
+	if e.stopping != "" || e.budgetSpent() {
 		return false
 	}
 	e.sum.Retries++

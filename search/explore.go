@@ -174,10 +174,19 @@ func (e *explorer) finished() bool {
 	if len(e.inflight) > 0 {
 		return false
 	}
-	if e.opts.MaxAttempts > 0 && e.seq >= e.opts.MaxAttempts {
+	if e.budgetSpent() {
 		return true
 	}
 	return !e.sampled && e.front.Len() == 0
+}
+
+// budgetSpent reports whether the attempts dispatched and the reruns of
+// plans (a diverged plan run again, a pair repeated) have used up
+// Options.MaxAttempts; e.mu held. Reruns count: without them a search
+// whose plans diverged ran past --max-runs (366 attempts of 284 in the
+// fault soak of 2 December 2026).
+func (e *explorer) budgetSpent() bool {
+	return e.opts.MaxAttempts > 0 && e.seq+e.sum.Retries >= e.opts.MaxAttempts
 }
 
 // next blocks until a plan may be dispatched, or returns nil when the search
@@ -189,7 +198,7 @@ func (e *explorer) next() (*node, int) {
 		if e.stopping != "" {
 			return nil, 0
 		}
-		if e.opts.MaxAttempts > 0 && e.seq >= e.opts.MaxAttempts {
+		if e.budgetSpent() {
 			if e.front.Len() > 0 || e.sampled {
 				e.stop(StopAttempts)
 			}

@@ -124,6 +124,32 @@ func TestExploreOrderIsFewestChoicesFirstAndBudgeted(t *testing.T) {
 	}
 }
 
+// Reruns of diverged plans count against MaxAttempts: the budget is what
+// runs, not what was dispatched. Before, a search whose plans diverged ran
+// past --max-runs (the fault soak: 366 attempts of 284).
+func TestDivergedRerunsCountAgainstTheBudget(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		var mu sync.Mutex
+		runs := 0
+		tries := map[string]int{}
+		sum, err := Explore(context.Background(), Options{MaxAttempts: 10, Workers: workers}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+			ds, _, _ := simulate([]int{3, 3}, p)
+			mu.Lock()
+			defer mu.Unlock()
+			runs++
+			tries[plan.Key()]++
+			// Every plan with a choice diverges on its first run.
+			return Report{Decisions: ds, Diverged: plan.Depth() > 0 && tries[plan.Key()] == 1}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs > 10 || sum.Attempted > 10 || sum.Retries == 0 || sum.StopReason != StopAttempts {
+			t.Fatalf("%d workers, budget 10: %d runs, attempted %d, %d reruns, stop %q; want at most 10 runs, some of them reruns", workers, runs, sum.Attempted, sum.Retries, sum.StopReason)
+		}
+	}
+}
+
 func TestExploreStopsAtFirstFailureAndDepthBound(t *testing.T) {
 	sum, _ := Explore(context.Background(), Options{}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
 		ds, order, _ := simulate([]int{2, 2}, p)
