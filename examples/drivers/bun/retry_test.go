@@ -2,11 +2,11 @@ package bun
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/examples/drivers/drivertest"
 	"github.com/pginterleave/interleave/interleavetest"
 	"github.com/pginterleave/interleave/sched"
 )
@@ -37,16 +37,7 @@ func oneInsert() interleave.Scenario {
 			}},
 		},
 		HandleActorErrors: true,
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
-				return err
-			}
-			if n > 1 {
-				return fmt.Errorf("one INSERT ran %d times", n)
-			}
-			return nil
-		},
+		Invariant:         drivertest.RanAtMostOnce("events", "INSERT"),
 	}
 }
 

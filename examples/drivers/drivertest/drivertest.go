@@ -4,9 +4,11 @@ package drivertest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/interleavetest"
@@ -58,4 +60,35 @@ func Repaired(t *testing.T, sc interleave.Scenario, opts interleave.Options) *in
 	}
 	t.Logf("repair passes:\n%s", summary(res))
 	return res
+}
+
+// RanAtMostOnce is the invariant of the fault tests: the one statement of
+// the scenario's writer left at most one row in table (a second is a retry
+// that ran it again), reported as "one <what> ran N times".
+func RanAtMostOnce(table, what string) func(context.Context, *pgx.Conn, []interleave.ActorResult) error {
+	return func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+		var n int
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n); err != nil {
+			return err
+		}
+		if n > 1 {
+			return fmt.Errorf("one %s ran %d times", what, n)
+		}
+		return nil
+	}
+}
+
+// CountRows is an actor that reads how many rows table has, on a
+// connection of its own.
+func CountRows(table string) func(context.Context, string) (any, error) {
+	return func(ctx context.Context, cs string) (any, error) {
+		conn, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close(ctx)
+		var n int
+		err = conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n)
+		return n, err
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/examples/drivers/drivertest"
 	"github.com/pginterleave/interleave/interleavetest"
 	"github.com/pginterleave/interleave/sched"
 	"gorm.io/gorm"
@@ -37,30 +38,12 @@ func oneCreate(skipTx bool) interleave.Scenario {
 				}
 				return nil, db.Session(&gorm.Session{SkipDefaultTransaction: skipTx}).WithContext(ctx).Create(&event{}).Error
 			}},
-			{Name: "reader", Run: func(ctx context.Context, cs string) (any, error) {
-				conn, err := pgx.Connect(ctx, cs)
-				if err != nil {
-					return nil, err
-				}
-				defer conn.Close(ctx)
-				var n int
-				err = conn.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n)
-				return n, err
-			}},
+			{Name: "reader", Run: drivertest.CountRows("events")},
 		},
 		// A failed Create is the caller's to handle; one that ran twice is
 		// not.
 		HandleActorErrors: true,
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
-				return err
-			}
-			if n > 1 {
-				return fmt.Errorf("one Create ran %d times", n)
-			}
-			return nil
-		},
+		Invariant:         drivertest.RanAtMostOnce("events", "Create"),
 	}
 }
 

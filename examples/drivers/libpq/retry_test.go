@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/examples/drivers/drivertest"
 	"github.com/pginterleave/interleave/interleavetest"
 	"github.com/pginterleave/interleave/sched"
 )
@@ -49,16 +50,7 @@ func oneInsert(driverName string) interleave.Scenario {
 		// A failed INSERT is the caller's to handle; one that runs twice is
 		// not.
 		HandleActorErrors: true,
-		Invariant: func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
-				return err
-			}
-			if n > 1 {
-				return fmt.Errorf("one INSERT ran %d times", n)
-			}
-			return nil
-		},
+		Invariant:         drivertest.RanAtMostOnce("events", "INSERT"),
 	}
 }
 
@@ -141,16 +133,7 @@ func TestPgxSimpleExecAfterALostReplyLooksSafeToRetry(t *testing.T) {
 				return "no error", nil
 			}
 			return fmt.Sprintf("%v; SafeToRetry %v", err, pgconn.SafeToRetry(err)), nil
-		}}, {Name: "reader", Run: func(ctx context.Context, cs string) (any, error) {
-			conn, err := pgx.Connect(ctx, cs)
-			if err != nil {
-				return nil, err
-			}
-			defer conn.Close(ctx)
-			var n int
-			err = conn.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n)
-			return n, err
-		}}},
+		}}, {Name: "reader", Run: drivertest.CountRows("events")}},
 		Invariant: func(ctx context.Context, db *pgx.Conn, results []interleave.ActorResult) error {
 			if v := fmt.Sprint(results[0].Value); v != "no error" {
 				return fmt.Errorf("the INSERT's error: %s", v)
