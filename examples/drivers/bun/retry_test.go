@@ -7,8 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/examples/drivers/drivertest"
-	"github.com/pginterleave/interleave/interleavetest"
-	"github.com/pginterleave/interleave/sched"
 )
 
 // oneInsert is one autocommit INSERT through bun on its own driver,
@@ -46,19 +44,5 @@ func oneInsert() interleave.Scenario {
 // INSERT again: with every fault at every command, the INSERT runs at most
 // once, and a lost reply is an error to the caller.
 func TestBunInsertIsNotRetriedAfterAFault(t *testing.T) {
-	res, err := interleave.Explore(context.Background(), oneInsert(), interleave.Options{
-		Server: interleave.ServerOptions{Use: interleavetest.Server()},
-		Search: interleave.SearchOptions{Faults: sched.FaultKinds(), Workers: 1},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Summary
-	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
-	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
-		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
-	}
-	if s.FaultAttempts == 0 {
-		t.Fatal("no attempt injected a fault")
-	}
+	drivertest.SurvivesEveryFault(t, oneInsert(), interleave.Options{})
 }

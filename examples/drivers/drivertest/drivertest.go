@@ -12,6 +12,7 @@ import (
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/cmd/cli"
 	"github.com/pginterleave/interleave/interleavetest"
+	"github.com/pginterleave/interleave/sched"
 )
 
 func options(opts interleave.Options) interleave.Options {
@@ -91,4 +92,30 @@ func CountRows(table string) func(context.Context, string) (any, error) {
 		err = conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n)
 		return n, err
 	}
+}
+
+// SurvivesEveryFault explores sc with every fault kind at every command
+// (opts' server, one worker, unless opts says otherwise) and requires an
+// exhausted pass in which some attempts injected a fault and none
+// diverged or was inconclusive.
+func SurvivesEveryFault(t *testing.T, sc interleave.Scenario, opts interleave.Options) *interleave.Result {
+	t.Helper()
+	opts = options(opts)
+	opts.Search.Faults = sched.FaultKinds()
+	if opts.Search.Workers == 0 {
+		opts.Search.Workers = 1
+	}
+	res, err := interleave.Explore(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
+	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
+		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
+	}
+	if s.FaultAttempts == 0 {
+		t.Fatal("no attempt injected a fault")
+	}
+	return res
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave"
 	"github.com/pginterleave/interleave/examples/drivers/drivertest"
-	"github.com/pginterleave/interleave/interleavetest"
-	"github.com/pginterleave/interleave/sched"
 	"gorm.io/gorm"
 )
 
@@ -47,30 +45,12 @@ func oneCreate(skipTx bool) interleave.Scenario {
 	}
 }
 
-func faultOptions(faults ...sched.Fault) interleave.Options {
-	return interleave.Options{
-		Server: interleave.ServerOptions{Use: interleavetest.Server()},
-		Search: interleave.SearchOptions{Faults: faults, Workers: 1},
-	}
-}
-
 // In GORM's default transaction (BEGIN, INSERT ... RETURNING, COMMIT),
 // database/sql retries nothing inside the Tx: with every fault at every
 // command, the Create runs at most once (a lost COMMIT reply is an error
 // to the caller, whose own retry would be the bug examples/payment shows).
 func TestGormCreateInItsTransactionIsNotRetried(t *testing.T) {
-	res, err := interleave.Explore(context.Background(), oneCreate(false), faultOptions(sched.FaultKinds()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Summary
-	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
-	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
-		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
-	}
-	if s.FaultAttempts == 0 {
-		t.Fatal("no attempt injected a fault")
-	}
+	drivertest.SurvivesEveryFault(t, oneCreate(false), interleave.Options{})
 }
 
 // With SkipDefaultTransaction the INSERT is an autocommit statement. GORM
@@ -80,16 +60,5 @@ func TestGormCreateInItsTransactionIsNotRetried(t *testing.T) {
 // ExecContext of the same kind of INSERT did run twice:
 // examples/drivers/libpq's TestPgxStdlibRetriesAfterALostReply.)
 func TestGormCreateWithoutTransactionIsNotRetried(t *testing.T) {
-	res, err := interleave.Explore(context.Background(), oneCreate(true), faultOptions(sched.FaultKinds()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Summary
-	t.Logf("%d attempts (%d with a fault); stop: %s", s.Attempted, s.FaultAttempts, s.StopReason)
-	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Diverged > 0 || s.Inconclusive > 0 {
-		t.Fatalf("outcome %s (%s), stop %q, %d diverged, %d inconclusive; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Diverged, s.Inconclusive)
-	}
-	if s.FaultAttempts == 0 {
-		t.Fatal("no attempt injected a fault")
-	}
+	drivertest.SurvivesEveryFault(t, oneCreate(true), interleave.Options{})
 }
