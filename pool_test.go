@@ -128,7 +128,17 @@ func TestPoolIsScheduledAndReplayedTenTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.Outcome != res.Outcome || r.Followed != len(a.Schedule.Decisions) || r.Outcome == interleave.OutcomeIncompatible {
-			t.Fatalf("replay %d: %s, followed %d of %d: %s %s", i+1, r.Outcome, r.Followed, len(a.Schedule.Decisions), r.Message, strings.Join(r.Differences, "; "))
+			// What each actor returned says whether one of them never
+			// sent the recorded command (an error on connecting, say):
+			// this test failed now and then on a loaded
+			// machine, with bob's first command never pending.
+			var actors []string
+			if r.Artifact != nil {
+				for _, ar := range r.Artifact.Actors {
+					actors = append(actors, fmt.Sprintf("%s returned %s (error %q)", ar.Actor, ar.Value, ar.Error))
+				}
+			}
+			t.Fatalf("replay %d: %s, followed %d of %d: %s %s; %s", i+1, r.Outcome, r.Followed, len(a.Schedule.Decisions), r.Message, strings.Join(r.Differences, "; "), strings.Join(actors, "; "))
 		}
 	}
 }
