@@ -50,6 +50,14 @@ type ExactPolicy struct {
 	waitStep  int
 	waitStart time.Time
 	fault     stepFault // the recorded fault of the last release (faults.go)
+	// With a pool (multi-producer), cur is the next recorded decision to
+	// follow, and early the recorded decisions already followed ahead of
+	// their turn: a statement preparation, which the scheduler releases
+	// first and alone whenever one is pending (it executes nothing, so it
+	// is no choice), may be pending at a step before the one that
+	// recorded it. Without a pool, cur is the scheduler's step.
+	cur   int
+	early map[int]bool
 }
 
 // MaxPendingWait bounds how long an exact replay of a connection pool waits
@@ -69,6 +77,38 @@ func (p *ExactPolicy) waitMore(step int) bool {
 		p.waitStep, p.waitStart = step, time.Now()
 	}
 	return time.Since(p.waitStart) < MaxPendingWait
+}
+
+// preparedEarly returns, for a pool, the candidate to release ahead of its
+// recorded turn and the recorded decision that releases it, or -1: when
+// the one candidate is a statement preparation that the recorded decision
+// cur does not release, and a later recorded decision, not yet followed,
+// releases exactly that unit alone. Releasing it early changes nothing the
+// server or the other actors see (a preparation executes nothing); waiting
+// for the recorded release instead would wait forever, as the scheduler
+// offers nothing else while a preparation is pending.
+func (p *ExactPolicy) preparedEarly(cur int, cands []sched.Candidate, nowKeys []unitKey, recKey func(artifact.UnitRef) unitKey) (int, int) {
+	if len(cands) != 1 || !cands[0].Prepare {
+		return -1, -1
+	}
+	ds := p.rec.Schedule.Decisions
+	for _, r := range ds[cur].Release {
+		if recKey(r) == nowKeys[0] {
+			return -1, -1 // its turn: followed as recorded
+		}
+	}
+	for later := cur + 1; later < len(ds); later++ {
+		if p.early[later] || len(ds[later].Release) != 1 || ds[later].Fault != "" {
+			continue
+		}
+		if recKey(ds[later].Release[0]) == nowKeys[0] {
+			if p.early == nil {
+				p.early = map[int]bool{}
+			}
+			return 0, later
+		}
+	}
+	return -1, -1
 }
 
 // pendingLater checks, for a pool, that every unit pending now is a recorded
@@ -133,10 +173,18 @@ func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 		now[i] = artifact.UnitRef{Actor: p.names[c.Ref.Actor], Conn: c.Ref.Conn, Unit: c.Ref.Unit, Hash: artifact.HashString(c.Hash)}
 		nowKeys[i] = unitKey{now[i].Actor, now[i].Unit, now[i].Hash, p.liveHist[laneKey{now[i].Actor, now[i].Conn}]}
 	}
-	if step >= len(p.rec.Schedule.Decisions) {
+	pool := p.rec.Limits.Connections == "multi-producer"
+	cur := step
+	if pool {
+		for p.early[p.cur] {
+			p.cur++
+		}
+		cur = p.cur
+	}
+	if cur >= len(p.rec.Schedule.Decisions) {
 		return nil, &Mismatch{Step: step, Now: now, What: fmt.Sprintf("the recording ends after %d decisions, but more commands are pending now", len(p.rec.Schedule.Decisions))}
 	}
-	d := p.rec.Schedule.Decisions[step]
+	d := p.rec.Schedule.Decisions[cur]
 	recKey := func(r artifact.UnitRef) unitKey {
 		return unitKey{r.Actor, r.Unit, r.Hash, p.recHist[[3]any{r.Actor, r.Conn, r.Unit}]}
 	}
@@ -144,7 +192,15 @@ func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	for _, r := range d.Candidates {
 		recKeys = append(recKeys, recKey(r))
 	}
-	if p.rec.Limits.Connections == "multi-producer" {
+	if pool {
+		if i, later := p.preparedEarly(cur, cands, nowKeys, recKey); i >= 0 {
+			p.early[later] = true
+			p.waitStep = -1
+			p.fault = stepFault{step, ""}
+			lk := laneKey{now[i].Actor, now[i].Conn}
+			p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
+			return []int{i}, nil
+		}
 		// A pool's goroutines send on their own time, and quiescence waits
 		// only a settle time for them: the pending set at a step may lack a
 		// unit the recording had (wait for it) or hold one the recording saw
@@ -177,6 +233,9 @@ func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	}
 	p.waitStep = -1
 	p.fault = stepFault{step, d.Fault}
+	if pool {
+		p.cur++
+	}
 	for _, i := range picks {
 		lk := laneKey{now[i].Actor, now[i].Conn}
 		p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
