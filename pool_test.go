@@ -129,9 +129,12 @@ func TestPoolIsScheduledAndReplayedTenTimes(t *testing.T) {
 		}
 		if r.Outcome != res.Outcome || r.Followed != len(a.Schedule.Decisions) || r.Outcome == interleave.OutcomeIncompatible {
 			// What each actor returned says whether one of them never
-			// sent the recorded command (an error on connecting, say):
-			// this test failed now and then on a loaded
-			// machine, with bob's first command never pending.
+			// sent the recorded command. This test failed now and then
+			// under load with bob's first command never offered: both
+			// first commands were statement preparations, which the
+			// scheduler offers alone, and alice's came first (the exact
+			// replay now releases it ahead of its turn:
+			// search.TestExactReplayOfAPoolReleasesAnEarlyPreparation).
 			var actors []string
 			if r.Artifact != nil {
 				for _, ar := range r.Artifact.Actors {
