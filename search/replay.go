@@ -79,36 +79,35 @@ func (p *ExactPolicy) waitMore(step int) bool {
 	return time.Since(p.waitStart) < MaxPendingWait
 }
 
-// preparedEarly returns, for a pool, the candidate to release ahead of its
-// recorded turn and the recorded decision that releases it, or -1: when
-// the one candidate is a statement preparation that the recorded decision
-// cur does not release, and a later recorded decision, not yet followed,
-// releases exactly that unit alone. Releasing it early changes nothing the
-// server or the other actors see (a preparation executes nothing); waiting
-// for the recorded release instead would wait forever, as the scheduler
-// offers nothing else while a preparation is pending.
-func (p *ExactPolicy) preparedEarly(cur int, cands []sched.Candidate, nowKeys []unitKey, recKey func(artifact.UnitRef) unitKey) (int, int) {
-	if len(cands) != 1 || !cands[0].Prepare {
-		return -1, -1
-	}
+// preparedEarly returns, for a pool whose one pending unit is a statement
+// preparation (key), the later recorded decision that releases it ahead
+// of its turn, or -1: when it is a preparation that the recorded decision cur does not
+// release, and a later recorded decision, not yet followed, releases
+// exactly it alone. Releasing it early changes nothing the server or the
+// other actors see (a preparation executes nothing); waiting for the
+// recorded release instead would wait forever, as the scheduler offers
+// nothing else while a preparation is pending.
+func (p *ExactPolicy) preparedEarly(cur int, key unitKey, recKey func(artifact.UnitRef) unitKey) int {
 	ds := p.rec.Schedule.Decisions
 	for _, r := range ds[cur].Release {
-		if recKey(r) == nowKeys[0] {
-			return -1, -1 // its turn: followed as recorded
+		if recKey(r) == key {
+			return -1 // its turn: followed as recorded
 		}
 	}
 	for later := cur + 1; later < len(ds); later++ {
-		if p.early[later] || len(ds[later].Release) != 1 || ds[later].Fault != "" {
-			continue
-		}
-		if recKey(ds[later].Release[0]) == nowKeys[0] {
-			if p.early == nil {
-				p.early = map[int]bool{}
-			}
-			return 0, later
+		if !p.early[later] && len(ds[later].Release) == 1 && ds[later].Fault == "" && recKey(ds[later].Release[0]) == key {
+			return later
 		}
 	}
-	return -1, -1
+	return -1
+}
+
+// follow records what the released units sent on their connections.
+func (p *ExactPolicy) follow(now []artifact.UnitRef, picks []int) {
+	for _, i := range picks {
+		lk := laneKey{now[i].Actor, now[i].Conn}
+		p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
+	}
 }
 
 // pendingLater checks, for a pool, that every unit pending now is a recorded
@@ -193,13 +192,19 @@ func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 		recKeys = append(recKeys, recKey(r))
 	}
 	if pool {
-		if i, later := p.preparedEarly(cur, cands, nowKeys, recKey); i >= 0 {
+		later := -1
+		if len(cands) == 1 && cands[0].Prepare {
+			later = p.preparedEarly(cur, nowKeys[0], recKey)
+		}
+		if later >= 0 {
+			if p.early == nil {
+				p.early = map[int]bool{}
+			}
 			p.early[later] = true
 			p.waitStep = -1
 			p.fault = stepFault{step, ""}
-			lk := laneKey{now[i].Actor, now[i].Conn}
-			p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
-			return []int{i}, nil
+			p.follow(now, []int{0})
+			return []int{0}, nil
 		}
 		// A pool's goroutines send on their own time, and quiescence waits
 		// only a settle time for them: the pending set at a step may lack a
@@ -236,10 +241,7 @@ func (p *ExactPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	if pool {
 		p.cur++
 	}
-	for _, i := range picks {
-		lk := laneKey{now[i].Actor, now[i].Conn}
-		p.liveHist[lk] = chain(p.liveHist[lk], now[i].Hash)
-	}
+	p.follow(now, picks)
 	return picks, nil
 }
 
