@@ -10,8 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/interleavetest"
-	"github.com/pginterleave/interleave/sched"
+	"github.com/pginterleave/interleave/examples/drivers/drivertest"
 )
 
 // A pool under faults: a request books a seat with a key of its own
@@ -83,19 +82,5 @@ func TestPoolRetryingAnIdempotentBookingSurvivesEveryFault(t *testing.T) {
 			return nil
 		},
 	}
-	o := pooled
-	o.Server = interleave.ServerOptions{Use: interleavetest.Server()}
-	o.Search = interleave.SearchOptions{Faults: sched.FaultKinds(), Workers: 1}
-	res, err := interleave.Explore(context.Background(), sc, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Summary
-	t.Logf("%d attempts (%d with a fault); stop: %s; %d diverged", s.Attempted, s.FaultAttempts, s.StopReason, s.Diverged)
-	if res.Outcome != interleave.OutcomePass || !s.Exhausted() || s.Inconclusive > 0 || s.Diverged > 0 {
-		t.Fatalf("outcome %s (%s), stop %q, %d inconclusive, %d diverged; want an exhausted pass", res.Outcome, res.Message, s.StopReason, s.Inconclusive, s.Diverged)
-	}
-	if s.FaultAttempts == 0 {
-		t.Fatal("no attempt injected a fault")
-	}
+	drivertest.SurvivesEveryFault(t, sc, pooled)
 }
