@@ -233,9 +233,15 @@ func behaviour(ctx context.Context, db *pgx.Conn, results []interleave.ActorResu
 
 // Differential is the outcome of one case explored both ways.
 type Differential struct {
-	Case                 string
-	Full, Reduced        int // attempts
-	Behaviours           int // distinct behaviours without reduction
+	Case          string
+	Full, Reduced int // attempts
+	Behaviours    int // distinct behaviours without reduction
+	// Classes is how many equivalence classes the unreduced search's
+	// orders fell in (search.Options.CountClasses).
+	Classes int
+	// ReducedClasses is how many of them the reduced search's orders fell
+	// in: its orders beyond that ran a class twice.
+	ReducedClasses       int
 	Lost, Extra          []Behaviour
 	FullTime, ReduceTime time.Duration
 	FullStop, ReduceStop string
@@ -245,7 +251,8 @@ type Differential struct {
 }
 
 // RunDifferential explores c with and without reduction on server opts
-// and compares the behaviours.
+// and compares the behaviours. The reduced search runs with opts.Search as
+// given (SourceSetsOnly included); the unreduced one also counts classes.
 func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Differential, error) {
 	d := &Differential{Case: c.Name}
 	var recs [2]Recorder
@@ -257,6 +264,7 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 		// The reduction alone is judged: the check's samples would add
 		// behaviours the reduction did not explore.
 		o.Search.ReductionCheck = -1
+		o.Search.CountClasses = true
 		start := time.Now()
 		res, err := interleave.Explore(ctx, c.Scenario(&recs[i]), o)
 		if err != nil {
@@ -267,9 +275,11 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 		}
 		if i == 0 {
 			d.Full, d.FullTime, d.FullStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
+			d.Classes = res.Summary.Classes
 		} else {
 			d.Reduced, d.ReduceTime, d.ReduceStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
 			d.Corrections = res.Summary.LockCorrections
+			d.ReducedClasses = res.Summary.Classes
 		}
 	}
 	d.Behaviours = len(recs[0].Seen)
@@ -285,4 +295,19 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 	}
 	sort.Slice(d.Lost, func(i, j int) bool { return d.Lost[i] < d.Lost[j] })
 	return d, nil
+}
+
+// ReducedOrders explores c with the reduction (opts.Search as given, the
+// check off) and returns the orders it ran.
+func ReducedOrders(ctx context.Context, c Case, opts interleave.Options) (int, error) {
+	var rec Recorder
+	opts.Search.ReductionCheck = -1
+	res, err := interleave.Explore(ctx, c.Scenario(&rec), opts)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	if res.Outcome != interleave.OutcomePass {
+		return 0, fmt.Errorf("%s: %s: %s", c.Name, res.Outcome, res.Message)
+	}
+	return res.Summary.Attempted, nil
 }

@@ -12,6 +12,8 @@ import (
 
 var large = flag.Bool("large", false, "also run the differential cases that take thousands of orders without reduction")
 
+var sourceSets = flag.Bool("source-sets", false, "also run each reduced search without sleep sets (source sets alone) and report its orders")
+
 // TestReductionLosesNoBehaviour explores every case fully with and without
 // partial-order reduction and requires the same set of behaviours (each
 // actor's results and errors, and the database at the end).
@@ -27,7 +29,15 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d behaviours; %d orders without reduction (%v), %d with (%v); %d lock corrections", d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond), d.Corrections)
+			t.Logf("%d behaviours, %d classes; %d orders without reduction (%v), %d with (%v) in %d classes; %d lock corrections", d.Behaviours, d.Classes, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond), d.ReducedClasses, d.Corrections)
+			if *sourceSets {
+				o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2, SourceSetsOnly: true}}
+				n, err := ReducedOrders(ctx, c, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("without sleep sets: %d orders", n)
+			}
 			for _, b := range d.Lost {
 				t.Errorf("lost by the reduction: %s", b)
 			}

@@ -134,9 +134,9 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			rep.Decisions = r.Sched.Decisions
 		}
 		interfered := errors.Is(r.SchedErr, sched.ErrInterference)
-		if reduce && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered {
+		if (reduce || so.CountClasses) && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered {
 			rep.Trace = w.reductionTrace(ctx, r)
-			if so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
+			if reduce && so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
 				rep.Behaviour = w.behaviour(ctx, r)
 			}
 		}

@@ -95,7 +95,7 @@ func (e *explorer) noteSkipped(n *node, ds []sched.Decision, keys []stateKey, be
 				continue
 			}
 			mk := single(c.Ref.Actor)
-			if st.moves[mk] {
+			if st.has(mk) {
 				continue
 			}
 			p := Plan{Victims: n.plan.Victims}
@@ -123,7 +123,7 @@ func (e *explorer) queueCheck() bool {
 	for _, s := range e.skipped {
 		// An order skipped in one attempt may have been queued from the
 		// same state by a later one.
-		if st := e.por[s.state]; st != nil && st.moves[s.move] && !brokenDependence() {
+		if st := e.por[s.state]; st != nil && st.has(s.move) && !brokenDependence() {
 			continue
 		}
 		left = append(left, s)

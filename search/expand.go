@@ -20,9 +20,9 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			if len(d.Released) > 0 {
 				st := e.state(keys[k])
 				if len(d.Released) == 2 {
-					st.moves[moveKey{d.Released[0].Actor, d.Released[1].Actor}] = true
+					st.mark(moveKey{d.Released[0].Actor, d.Released[1].Actor})
 				} else {
-					st.moves[single(d.Released[0].Actor)] = true
+					st.mark(single(d.Released[0].Actor))
 				}
 			}
 		}
@@ -47,10 +47,9 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 					mk = moveKey{units[0].Actor, units[1].Actor}
 				}
 				st := e.state(keys[d.Step])
-				if st.moves[mk] {
+				if !st.mark(mk) {
 					continue
 				}
-				st.moves[mk] = true
 			}
 			if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
 				e.sum.PrunedByDepth++

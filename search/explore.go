@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -48,6 +49,7 @@ func Explore(ctx context.Context, opts Options, hooks Hooks, run RunFunc) (*Summ
 		start:       time.Now(),
 		front:       &frontier{dfs: opts.Strategy == DFS, reduced: opts.Reduction == POR},
 		por:         map[stateKey]*porState{},
+		classes:     map[[sha256.Size]byte]bool{},
 		victimPlans: map[string]bool{},
 		inflight:    map[int]running{},
 		seenSched:   map[uint64]bool{},
@@ -84,7 +86,8 @@ type explorer struct {
 	bytes     int  // estimated memory held by the frontier
 	recorded  bool // the first attempt has been recorded
 	por       map[stateKey]*porState
-	porFull   bool // the reduction's records reached the memory budget
+	classes   map[[sha256.Size]byte]bool // Options.CountClasses
+	porFull   bool                       // the reduction's records reached the memory budget
 	// victimPlans are the plans queued for another deadlock victim.
 	victimPlans map[string]bool
 	// dealt says that the schedules every shard runs are over and the
@@ -398,6 +401,10 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 	default:
 		s.Completed++
 	}
+	if e.opts.CountClasses && rep.Trace != nil && !rep.Inconclusive {
+		e.classes[classOf(rep.Trace)] = true
+		s.Classes = len(e.classes)
+	}
 	sig := scheduleSignature(rep.Decisions)
 	// The set of schedules seen is capped so that a long search runs in
 	// bounded memory; past the cap, duplicates are no longer counted.
@@ -451,8 +458,14 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 		e.victimPlans[n.plan.Key()] = true
 	}
 	for i, d := range rep.Deadlocks {
+		// The choices that led to the deadlock: the plan's, and under a
+		// plan that continued with a reversal (Plan.Then) the attempt's own.
+		choices := n.plan.Choices
+		if len(n.plan.Then) > 0 {
+			choices = ChoicesOf(rep.Decisions).Choices
+		}
 		var before []Choice
-		for _, c := range n.plan.Choices {
+		for _, c := range choices {
 			if c.Step <= d.Step {
 				before = append(before, c)
 			}

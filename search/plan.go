@@ -21,9 +21,15 @@ type Choice struct {
 // choice the default policy decides. Victims orders the actors for
 // deadlocks: when several wait on each other, PostgreSQL aborts the first of
 // them in this order (nil: actor order).
+//
+// Then, when set, continues the plan past its last choice: at each later
+// decision the next of its units is released while it is pending, and the
+// default policy decides once one is not (the reduction's reversal of a
+// race: the events it needs, in order; reduction.go).
 type Plan struct {
 	Choices []Choice
 	Victims []int
+	Then    []sched.UnitRef
 }
 
 // Depth is the number of choices.
@@ -44,6 +50,12 @@ func (p Plan) Key() string {
 	}
 	if len(p.Victims) > 0 {
 		fmt.Fprintf(&b, "victims%v", p.Victims)
+	}
+	if len(p.Then) > 0 {
+		b.WriteString("then")
+		for _, u := range p.Then {
+			fmt.Fprintf(&b, ":%d.%d.%d", u.Actor, u.Conn, u.Unit)
+		}
 	}
 	return b.String()
 }
@@ -73,6 +85,8 @@ type PlanPolicy struct {
 	// fault is the fault of the choice applied at faultStep (faults.go).
 	fault     sched.Fault
 	faultStep int
+	// then is the next unit of Plan.Then to release.
+	then int
 }
 
 // NewPlanPolicy returns a policy that follows p.
@@ -80,7 +94,10 @@ func NewPlanPolicy(p Plan) *PlanPolicy { return &PlanPolicy{Plan: p} }
 
 // Choose implements sched.Policy.
 func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
-	if pp.next >= len(pp.Plan.Choices) || pp.Plan.Choices[pp.next].Step != step {
+	if pp.next >= len(pp.Plan.Choices) {
+		return pp.follow(cands), nil
+	}
+	if pp.Plan.Choices[pp.next].Step != step {
 		return []int{0}, nil
 	}
 	c := pp.Plan.Choices[pp.next]
@@ -104,6 +121,24 @@ func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 		idx = append(idx, found)
 	}
 	return idx, nil
+}
+
+// follow releases the next unit of Plan.Then when it is pending. A lone
+// candidate (a preparation, released first and alone) is released without
+// using it up; once the next unit is not pending among several, the rest of
+// Then is dropped and the default policy decides.
+func (pp *PlanPolicy) follow(cands []sched.Candidate) []int {
+	if pp.then >= len(pp.Plan.Then) || len(cands) == 1 && cands[0].Ref != pp.Plan.Then[pp.then] {
+		return []int{0}
+	}
+	for i, c := range cands {
+		if c.Ref == pp.Plan.Then[pp.then] {
+			pp.then++
+			return []int{i}
+		}
+	}
+	pp.then = len(pp.Plan.Then)
+	return []int{0}
 }
 
 // Complete reports whether every choice was applied.

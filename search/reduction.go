@@ -21,9 +21,23 @@ import (
 // sound.
 
 // porState is what the reduction knows of one state (a prefix of
-// releases): the first moves explored from it and queued.
+// releases): the first moves explored from it and queued, each numbered in
+// the order it was first known (sleep sets put to sleep the moves known
+// before the one taken).
 type porState struct {
-	moves map[moveKey]bool
+	moves map[moveKey]int
+}
+
+// has reports whether move mk is explored or queued from the state.
+func (s *porState) has(mk moveKey) bool { return s.moves[mk] > 0 }
+
+// mark records move mk; it reports whether mk was new.
+func (s *porState) mark(mk moveKey) bool {
+	if s.moves[mk] > 0 {
+		return false
+	}
+	s.moves[mk] = len(s.moves) + 1
+	return true
 }
 
 // moveKey names a first move from a state: an actor, or a pair.
@@ -85,7 +99,7 @@ func (e *explorer) state(key stateKey) *porState {
 			e.sum.PrunedByBytes++
 			e.stop(StopMemory)
 		}
-		s = &porState{moves: map[moveKey]bool{}}
+		s = &porState{moves: map[moveKey]int{}}
 		e.por[key] = s
 	}
 	return s
@@ -107,13 +121,14 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 	for k, d := range ds {
 		st := e.state(keys[k])
 		if len(d.Released) == 2 {
-			st.moves[moveKey{d.Released[0].Actor, d.Released[1].Actor}] = true
+			st.mark(moveKey{d.Released[0].Actor, d.Released[1].Actor})
 		} else if len(d.Released) == 1 {
-			st.moves[single(d.Released[0].Actor)] = true
+			st.mark(single(d.Released[0].Actor))
 		}
 	}
+	sleep, sleeping := e.sleepSets(ds, tr, keys)
 	child := n.nextChild
-	queue := func(k int, units []sched.UnitRef) {
+	queue := func(k int, units, then []sched.UnitRef) {
 		if e.opts.MaxDepth > 0 && choicesBefore(ds, k)+1 > e.opts.MaxDepth {
 			e.sum.PrunedByDepth++
 			return
@@ -126,6 +141,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		}
 		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units})
 		p.Victims = n.plan.Victims
+		p.Then = then
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
 		child++
@@ -149,7 +165,8 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			continue
 		}
 		st := e.state(keys[k])
-		initials := e.initials(tr, r, ds[k].Candidates)
+		initials, v := e.initials(tr, r, ds[k].Candidates)
+		guided := len(initials) > 0
 		if len(initials) == 0 {
 			// No actor can be shown to reverse the race from there: try
 			// every one not yet explored (sound, not economical).
@@ -157,9 +174,17 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 				initials = append(initials, c)
 			}
 		} else {
+			// An initial explored or queued here, or asleep here (explored
+			// from an earlier state and independent of everything since),
+			// reverses the race already.
 			done := false
 			for _, c := range initials {
-				if st.moves[single(c.Ref.Actor)] {
+				if st.has(single(c.Ref.Actor)) {
+					done = true
+					break
+				}
+				if asleep(sleep, k, c.Ref) {
+					e.sum.Asleep++
 					done = true
 					break
 				}
@@ -170,15 +195,21 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			initials = initials[:1]
 		}
 		for _, c := range initials {
-			if st.moves[single(c.Ref.Actor)] || c.Prepare {
+			if c.Prepare || !st.mark(single(c.Ref.Actor)) {
 				continue
 			}
-			st.moves[single(c.Ref.Actor)] = true
-			if debugReduction {
-				fmt.Fprintf(os.Stderr, "  queue at step %d: %v\n", k, c.Ref)
+			var then []sched.UnitRef
+			if guided && !e.opts.SourceSetsOnly {
+				then = reversal(tr, v, c.Ref)
 			}
-			queue(k, []sched.UnitRef{c.Ref})
+			if debugReduction {
+				fmt.Fprintf(os.Stderr, "  queue at step %d: %v then %v\n", k, c.Ref, then)
+			}
+			queue(k, []sched.UnitRef{c.Ref}, then)
 		}
+	}
+	if sleeping >= 0 {
+		e.wakeAt(sleeping, ds, keys, sleep, queue)
 	}
 	if e.opts.Overlap == Pairs {
 		e.queueDependentPairs(tr, ds, keys, queue)
@@ -215,7 +246,7 @@ func choicesBefore(ds []sched.Decision, k int) int {
 // queueDependentPairs adds, at each state, the pair releases of two
 // pending units of different actors that are dependent: a pair of
 // independent units behaves as either order.
-func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []stateKey, queue func(int, []sched.UnitRef)) {
+func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []stateKey, queue func(int, []sched.UnitRef, []sched.UnitRef)) {
 	byRef := map[sched.UnitRef]*Event{}
 	for i := range tr.Events {
 		if ev := &tr.Events[i]; ev.Kind != WaitEnd {
@@ -230,12 +261,10 @@ func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []st
 				continue
 			}
 			st := e.state(keys[k])
-			mk := moveKey{a.Ref.Actor, b.Ref.Actor}
-			if st.moves[mk] {
+			if !st.mark(moveKey{a.Ref.Actor, b.Ref.Actor}) {
 				continue
 			}
-			st.moves[mk] = true
-			queue(k, []sched.UnitRef{a.Ref, b.Ref})
+			queue(k, []sched.UnitRef{a.Ref, b.Ref}, nil)
 		}
 	}
 }
@@ -250,19 +279,8 @@ func races(tr *Trace) []race {
 	ev := tr.Events
 	n := len(ev)
 	words := (n + 63) / 64
-	before := make([][]uint64, n) // before[j]: events that happen before j
 	window := waitWindows(ev)
-	for j := range ev {
-		before[j] = make([]uint64, words)
-		for i := 0; i < j; i++ {
-			if ev[i].Actor == ev[j].Actor || orderDependent(ev, window, i, j) {
-				before[j][i/64] |= 1 << (i % 64)
-				for w := range words {
-					before[j][w] |= before[i][w]
-				}
-			}
-		}
-	}
+	before := happensBefore(ev, window)
 	after := make([][]uint64, n) // after[i]: events that i happens before
 	for i := range after {
 		after[i] = make([]uint64, words)
@@ -291,6 +309,26 @@ func races(tr *Trace) []race {
 		}
 	}
 	return out
+}
+
+// happensBefore returns, for each event j, the set of events that happen
+// before it (bits by index): the transitive closure of program order and
+// orderDependent.
+func happensBefore(ev []Event, window map[int][2]int) [][]uint64 {
+	words := (len(ev) + 63) / 64
+	before := make([][]uint64, len(ev))
+	for j := range ev {
+		before[j] = make([]uint64, words)
+		for i := 0; i < j; i++ {
+			if ev[i].Actor == ev[j].Actor || orderDependent(ev, window, i, j) {
+				before[j][i/64] |= 1 << (i % 64)
+				for w := range words {
+					before[j][w] |= before[i][w]
+				}
+			}
+		}
+	}
+	return before
 }
 
 // waitWindows maps each WaitStart and WaitEnd event to its unit's window:
@@ -351,7 +389,10 @@ func raceDependent(ev []Event, window map[int][2]int, i, j int) bool {
 // whose actor can start a reversal of the race (an initial of the events
 // after the first one that do not depend on it, followed by the second),
 // the second event's actor first when it qualifies.
-func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) []sched.Candidate {
+//
+// It also returns the reversal's events: those after the first event that
+// do not happen after it, then the second.
+func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) ([]sched.Candidate, []int) {
 	ev := tr.Events
 	window := waitWindows(ev)
 	// v: events after first that do not happen after it, then second.
@@ -403,6 +444,21 @@ func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) []sched.
 			}
 		}
 	}
+	return out, v
+}
+
+// reversal is the rest of a race's reversal after its initial u: the units
+// released by the reversal's events, in order (a wait's end releases
+// nothing). The queued plan follows it (Plan.Then), so that the attempt
+// reverses the race instead of leaving the order to the default policy,
+// which may run the race in its old order again and need another attempt.
+func reversal(tr *Trace, v []int, u sched.UnitRef) []sched.UnitRef {
+	var out []sched.UnitRef
+	for _, k := range v {
+		if ev := &tr.Events[k]; ev.Kind != WaitEnd && ev.Ref != u {
+			out = append(out, ev.Ref)
+		}
+	}
 	return out
 }
 
@@ -414,7 +470,8 @@ func evName(e *Event) string {
 }
 
 func dumpTrace(n *node, ds []sched.Decision, tr *Trace) {
-	fmt.Fprintf(os.Stderr, "run of plan %s:\n  decisions:", n.plan.Key())
+	c := classOf(tr)
+	fmt.Fprintf(os.Stderr, "run of plan %s (class %x):\n  decisions:", n.plan.Key(), c[:4])
 	for _, d := range ds {
 		fmt.Fprintf(os.Stderr, " %v", d.Released)
 	}

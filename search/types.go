@@ -62,6 +62,14 @@ type Options struct {
 	// Reduction is POR (the default: orders that differ only by swapping
 	// adjacent independent units are run once) or None (every order).
 	Reduction Reduction
+	// SourceSetsOnly runs the reduction as source sets alone: no sleep
+	// sets (sleep.go) and no reversal sequences (Plan.Then), as before
+	// them, to measure what they save.
+	SourceSetsOnly bool
+	// CountClasses counts the equivalence classes of the orders run
+	// (Summary.Classes): the attempts' traces are analysed as under the
+	// reduction, whatever the reduction. For measurement.
+	CountClasses bool
 	// Shard K of Shards (1-based) explores its part of the same
 	// deterministic space: every shard runs the first schedules (the
 	// first, and under reduction those with one choice), then the branches
@@ -149,6 +157,14 @@ type Summary struct {
 	Reduction    Reduction
 	Alternatives int
 	Queued       int
+	// Asleep counts the races found reversed already by a unit asleep at
+	// their state (sleep.go); SleepWakes the units queued because an
+	// attempt released a unit asleep, repeating an explored order.
+	Asleep, SleepWakes int
+	// Classes is how many equivalence classes the judged attempts fell in
+	// (Options.CountClasses): orders with the same units and the same
+	// happens-before of the reduction's dependence are one class.
+	Classes int
 	// FirstDivergence says where the first plan that could not be
 	// followed diverged.
 	FirstDivergence string
