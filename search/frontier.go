@@ -96,5 +96,5 @@ func (n *node) size() int {
 	for _, c := range n.plan.Choices {
 		b += 48 + 24*len(c.Units)
 	}
-	return b
+	return b + 24*(len(n.plan.Then)+len(n.plan.Sleep))
 }

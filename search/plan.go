@@ -26,10 +26,16 @@ type Choice struct {
 // decision the next of its units is released while it is pending, and the
 // default policy decides once one is not (the reduction's reversal of a
 // race: the events it needs, in order; reduction.go).
+//
+// Sleep names units the default policy passes over while another unit is
+// pending: the reduction knows them asleep where the plan's choices lead
+// (sleep.go), and an attempt that releases one repeats an order explored
+// from an earlier state.
 type Plan struct {
 	Choices []Choice
 	Victims []int
 	Then    []sched.UnitRef
+	Sleep   []sched.UnitRef
 }
 
 // Depth is the number of choices.
@@ -50,6 +56,12 @@ func (p Plan) Key() string {
 	}
 	if len(p.Victims) > 0 {
 		fmt.Fprintf(&b, "victims%v", p.Victims)
+	}
+	if len(p.Sleep) > 0 {
+		b.WriteString("sleep")
+		for _, u := range p.Sleep {
+			fmt.Fprintf(&b, ":%d.%d.%d", u.Actor, u.Conn, u.Unit)
+		}
 	}
 	if len(p.Then) > 0 {
 		b.WriteString("then")
@@ -129,7 +141,7 @@ func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 // Then is dropped and the default policy decides.
 func (pp *PlanPolicy) follow(cands []sched.Candidate) []int {
 	if pp.then >= len(pp.Plan.Then) || len(cands) == 1 && cands[0].Ref != pp.Plan.Then[pp.then] {
-		return []int{0}
+		return []int{pp.awake(cands)}
 	}
 	for i, c := range cands {
 		if c.Ref == pp.Plan.Then[pp.then] {
@@ -138,7 +150,18 @@ func (pp *PlanPolicy) follow(cands []sched.Candidate) []int {
 		}
 	}
 	pp.then = len(pp.Plan.Then)
-	return []int{0}
+	return []int{pp.awake(cands)}
+}
+
+// awake is the default policy's pick past the plan: the first candidate
+// not in Plan.Sleep, the first one when all are.
+func (pp *PlanPolicy) awake(cands []sched.Candidate) int {
+	for i, c := range cands {
+		if !containsRef(pp.Plan.Sleep, c.Ref) {
+			return i
+		}
+	}
+	return 0
 }
 
 // Complete reports whether every choice was applied.

@@ -142,6 +142,9 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units})
 		p.Victims = n.plan.Victims
 		p.Then = then
+		if len(units) == 1 {
+			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, sleep)
+		}
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
 		child++

@@ -30,13 +30,10 @@ func (e *explorer) sleepSets(ds []sched.Decision, tr *Trace, keys []stateKey) ([
 		return nil, -1
 	}
 	sleep := make([][]sched.UnitRef, len(ds))
-	first := map[sched.UnitRef]int{} // a unit's first event: Whole or WaitStart
-	at := make([][]int, len(ds))     // the events of each decision
+	first := firstEvents(tr)
+	at := make([][]int, len(ds)) // the events of each decision
 	for i := range tr.Events {
 		ev := &tr.Events[i]
-		if _, ok := first[ev.Ref]; !ok && ev.Kind != WaitEnd {
-			first[ev.Ref] = i
-		}
 		if ev.Decision < 0 || ev.Decision >= len(ds) {
 			return sleep, -1 // not every event is placed: use nothing
 		}
@@ -94,6 +91,47 @@ func (e *explorer) sleepSets(ds []sched.Decision, tr *Trace, keys []stateKey) ([
 		cur = next
 	}
 	return sleep, -1
+}
+
+// sleepAfter returns the units asleep once unit c is released at decision
+// k: those asleep there, and the moves known there before c, that are
+// independent of c (as this attempt ran them). The plan that releases c
+// hands them to the default policy (Plan.Sleep); the analysis after its
+// attempt decides what was asleep.
+func (e *explorer) sleepAfter(k int, c sched.UnitRef, ds []sched.Decision, keys []stateKey, tr *Trace, sleep [][]sched.UnitRef) []sched.UnitRef {
+	if !e.useSleepSets() || k >= len(sleep) {
+		return nil
+	}
+	first := firstEvents(tr)
+	ci, ok := first[c]
+	if !ok {
+		return nil
+	}
+	st := e.por[keys[k]]
+	cands := append([]sched.UnitRef(nil), sleep[k]...)
+	for _, d := range ds[k].Candidates {
+		if !d.Prepare && d.Ref.Actor != c.Actor && st != nil && st.has(single(d.Ref.Actor)) && !containsRef(cands, d.Ref) {
+			cands = append(cands, d.Ref)
+		}
+	}
+	var out []sched.UnitRef
+	for _, u := range cands {
+		if i, ok := first[u]; ok && u.Actor != c.Actor && !dependent(&tr.Events[i], &tr.Events[ci]) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// firstEvents maps each unit to its first event (Whole or WaitStart).
+func firstEvents(tr *Trace) map[sched.UnitRef]int {
+	first := map[sched.UnitRef]int{}
+	for i := range tr.Events {
+		if _, ok := first[tr.Events[i].Ref]; !ok && tr.Events[i].Kind != WaitEnd {
+			first[tr.Events[i].Ref] = i
+		}
+	}
+	return first
 }
 
 // useSleepSets: not with shards (each shard prunes with the moves it

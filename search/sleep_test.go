@@ -1,0 +1,91 @@
+package search
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pginterleave/interleave/sched"
+)
+
+// On random models of 2 to 4 actors, the reduction (sleep sets and
+// reversal sequences) explores every equivalence class the full search
+// finds, loses no behaviour, and runs about one order per class; source
+// sets alone (the reduction before them) run more.
+func TestReductionRunsAboutOneOrderPerClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var classes, orders, sourceOrders, worst int
+	worstRatio := 0.0
+	for m := 0; m < 150; m++ {
+		model := randomModel(rng, m%3 == 0)
+		if m%2 == 1 {
+			// A fourth actor now and then: more races per state.
+			model = append(model, randomModel(rng, false)[0])
+		}
+		full, fsum := exploreModel(t, model, Options{Reduction: NoReduction, CountClasses: true})
+		red, rsum := exploreModel(t, model, Options{CountClasses: true})
+		_, ssum := exploreModel(t, model, Options{SourceSetsOnly: true})
+		for b := range full {
+			if red[b] == 0 {
+				t.Fatalf("model %d %+v: lost behaviour %q (%d vs %d attempts)", m, model, b, rsum.Attempted, fsum.Attempted)
+			}
+		}
+		if rsum.Classes != fsum.Classes {
+			t.Fatalf("model %d %+v: %d classes explored, the full search has %d", m, model, rsum.Classes, fsum.Classes)
+		}
+		if fsum.Classes != len(full) {
+			t.Fatalf("model %d: %d classes counted, %d behaviours (the model's behaviour is its class)", m, fsum.Classes, len(full))
+		}
+		if rsum.Attempted > ssum.Attempted {
+			t.Errorf("model %d %+v: %d orders, more than source sets alone (%d)", m, model, rsum.Attempted, ssum.Attempted)
+		}
+		classes += fsum.Classes
+		orders += rsum.Attempted
+		sourceOrders += ssum.Attempted
+		if r := float64(rsum.Attempted) / float64(fsum.Classes); r > worstRatio {
+			worstRatio, worst = r, m
+		}
+	}
+	t.Logf("150 models: %d classes; %d orders with sleep sets and reversals (%.3f per class), %d with source sets alone (%.3f); worst model %d at %.2f",
+		classes, orders, float64(orders)/float64(classes), sourceOrders, float64(sourceOrders)/float64(classes), worst, worstRatio)
+	if float64(orders) > 1.2*float64(classes) {
+		t.Errorf("%d orders for %d classes: more than 1.2 per class", orders, classes)
+	}
+}
+
+// A plan's reversal sequence is released in order while its units are
+// pending, past a lone preparation, and dropped at the first that is not.
+func TestPlanFollowsItsReversal(t *testing.T) {
+	a := func(actor, unit int) sched.UnitRef { return sched.UnitRef{Actor: actor, Unit: unit} }
+	c := func(refs ...sched.UnitRef) []sched.Candidate {
+		var out []sched.Candidate
+		for _, r := range refs {
+			out = append(out, sched.Candidate{Ref: r})
+		}
+		return out
+	}
+	pp := NewPlanPolicy(Plan{Choices: []Choice{{Step: 1, Units: []sched.UnitRef{a(1, 0)}}}, Then: []sched.UnitRef{a(1, 2), a(0, 1)}})
+	steps := []struct {
+		cands []sched.Candidate
+		want  int
+	}{
+		{c(a(0, 0), a(1, 0)), 0},                              // before the choice: default
+		{c(a(0, 0), a(1, 0)), 1},                              // the choice
+		{[]sched.Candidate{{Ref: a(1, 1), Prepare: true}}, 0}, // a preparation, alone
+		{c(a(0, 0), a(1, 2)), 1},                              // Then[0]
+		{c(a(0, 0), a(1, 3)), 0},                              // Then[1] is not pending: dropped
+		{c(a(0, 1), a(1, 3)), 0},                              // default from here on
+		{c(a(1, 3), a(0, 1)), 0},
+	}
+	for i, s := range steps {
+		got, err := pp.Choose(i, s.cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0] != s.want {
+			t.Fatalf("step %d: released %v, want [%d]", i, got, s.want)
+		}
+	}
+	if k := (Plan{Then: []sched.UnitRef{a(1, 2)}}).Key(); k == (Plan{}).Key() {
+		t.Errorf("a plan's key does not name its reversal: %q", k)
+	}
+}
