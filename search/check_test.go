@@ -121,7 +121,7 @@ func TestReductionCheckSamplesNothingWithoutSkips(t *testing.T) {
 func TestReductionRecordsStayWithinTheMemoryBudget(t *testing.T) {
 	actors := [][]modelUnit{{u("", "x"), u("y", ""), u("", "x")}, {u("x", ""), u("", "y"), u("", "x")}, {u("", "x"), u("", "y")}}
 	_, whole := exploreModel(t, actors, Options{})
-	_, sum := exploreModel(t, actors, Options{FrontierBytes: 16384})
+	_, sum := exploreModel(t, actors, Options{FrontierBytes: 6144})
 	t.Logf("%d attempts without a budget, %d with", whole.Attempted, sum.Attempted)
 	if whole.StopReason != StopExhausted || sum.StopReason != StopMemory || sum.Exhausted() || sum.Attempted >= whole.Attempted {
 		t.Fatalf("stop %q after %d attempts (whole search: %q after %d)", sum.StopReason, sum.Attempted, whole.StopReason, whole.Attempted)
