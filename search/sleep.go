@@ -134,11 +134,14 @@ func firstEvents(tr *Trace) map[sched.UnitRef]int {
 	return first
 }
 
-// useSleepSets: not with shards (each shard prunes with the moves it
-// knows, which are dealt out), pairs (a pair is not one unit) or when
-// switched off for measurement.
+// useSleepSets: not with pairs (a pair is not one unit) or when switched
+// off for measurement. Shards use them: every move a shard knows at a state
+// is explored by some shard, and the moves of the shared schedules, known
+// to all, are numbered alike in every shard (they run one at a time, in
+// the same order) and before any a shard adds later; so no two shards put
+// each other's moves asleep (docs/search.md, "Shards").
 func (e *explorer) useSleepSets() bool {
-	return !e.opts.SourceSetsOnly && e.opts.Shards <= 1 && e.opts.Overlap != Pairs
+	return !e.opts.SourceSetsOnly && e.opts.Overlap != Pairs
 }
 
 // asleep reports whether unit u is asleep at the state before decision k.
