@@ -95,8 +95,16 @@ func findUnit(a *artifact.Artifact, r artifact.UnitRef) *artifact.Unit {
 	return nil
 }
 
-func TestCounterFixedExhaustsAllSixOrders(t *testing.T) {
-	res, err := interleave.Explore(fixture.Context(t), fixture.Counter(true), opts())
+// TestCounterFixedExhaustsEveryOrder: without reduction the fixed counter
+// runs each of its 6 orders once; with it, one order of each equivalence
+// class, every class the full search has.
+func TestCounterFixedExhaustsEveryOrder(t *testing.T) {
+	full := opts()
+	if err := full.Search.Reduction.Set("none"); err != nil {
+		t.Fatal(err)
+	}
+	full.Search.CountClasses = true
+	res, err := interleave.Explore(fixture.Context(t), fixture.Counter(true), full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +112,17 @@ func TestCounterFixedExhaustsAllSixOrders(t *testing.T) {
 	if res.Outcome != interleave.OutcomePass || s.Attempted != 6 || s.Completed != 6 || !s.Exhausted() || s.Duplicates != 0 {
 		t.Fatalf("outcome %s, %d attempted, %d completed, exhausted %v, duplicates %d; want pass after exactly 6 distinct orders",
 			res.Outcome, s.Attempted, s.Completed, s.Exhausted(), s.Duplicates)
+	}
+	reduced := opts()
+	reduced.Search.CountClasses = true
+	red, err := interleave.Explore(fixture.Context(t), fixture.Counter(true), reduced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := red.Summary
+	if red.Outcome != interleave.OutcomePass || !r.Exhausted() || r.Classes != s.Classes || r.Attempted != r.Classes || r.Duplicates != 0 {
+		t.Fatalf("reduced: outcome %s, %d orders in %d classes (exhausted %v, duplicates %d); the full search's 6 orders fell in %d classes: want one order of each",
+			red.Outcome, r.Attempted, r.Classes, r.Exhausted(), r.Duplicates, s.Classes)
 	}
 }
 
