@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/sched"
 )
 
 var large = flag.Bool("large", false, "also run the differential cases that take thousands of orders without reduction")
@@ -64,6 +66,10 @@ func TestDebugDifferential(t *testing.T) {
 			var rec Recorder
 			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 1}}
 			o.Search.Reduction.Set(red)
+			if fs := os.Getenv("DEBUG_FAULTS"); fs != "" {
+				o.Search.Faults, _ = sched.ParseFaults(fs)
+				o.Search.MaxFaults = 1
+			}
 			res, err := interleave.Explore(context.Background(), c.Scenario(&rec), o)
 			if err != nil {
 				t.Fatal(err)
@@ -73,5 +79,48 @@ func TestDebugDifferential(t *testing.T) {
 				t.Logf("  %d × %s", n, b)
 			}
 		}
+	}
+}
+
+// faultCases are the differential cases TestReductionWithFaultsLosesNoBehaviour
+// runs by default (-fault-cases names others, comma-separated).
+var faultCases = flag.String("fault-cases", "lost-update,atomic-increment,nextval,upsert,delete-vs-update,repeatable-read-snapshot", "the cases the faults differential runs")
+
+// TestReductionWithFaultsLosesNoBehaviour explores cases with every fault
+// kind (at most one per attempt) with and without reduction, and requires
+// the same behaviours: a faulted release is a move of its own under the
+// reduction (search/faults.go).
+func TestReductionWithFaultsLosesNoBehaviour(t *testing.T) {
+	want := map[string]bool{}
+	for _, n := range strings.Split(*faultCases, ",") {
+		want[n] = true
+	}
+	faults, err := sched.ParseFaults("lost-reply,reset,terminate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Cases() {
+		if !want[c.Name] {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			defer cancel()
+			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2, Faults: faults, MaxFaults: 1}}
+			d, err := RunDifferential(ctx, c, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("with faults: %d behaviours; %d attempts without reduction (%v), %d with (%v)", d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond))
+			for _, b := range d.Lost {
+				t.Errorf("lost by the reduction: %s", b)
+			}
+			for _, b := range d.Extra {
+				t.Errorf("seen only with the reduction (the scenario is not deterministic?): %s", b)
+			}
+			if d.Reduced > d.Full {
+				t.Errorf("the reduction ran %d attempts, more than the %d of the full search", d.Reduced, d.Full)
+			}
+		})
 	}
 }

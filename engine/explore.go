@@ -80,7 +80,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	so := e.opts.Search
 	// Partial-order reduction needs each actor to be one sequence of units:
 	// a connection pool's goroutines are not.
-	reduce := so.Reduction == search.POR && !so.Strategy.Sampled() && e.opts.Proxy.Connections != MultiProducer && len(so.Faults) == 0
+	reduce := so.Reduction == search.POR && !so.Strategy.Sampled() && e.opts.Proxy.Connections != MultiProducer
 	if so.Reduction == search.POR && !reduce {
 		so.Reduction = search.NoReduction
 	}

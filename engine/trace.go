@@ -60,6 +60,15 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		for _, ref := range d.Released {
 			u := units[ref]
 			f, ok := fps[ref]
+			if d.Fault != sched.NoFault {
+				// A faulted release ends its session (the transaction rolls
+				// back, the locks go) and sends its actor down another
+				// path: global, whether or not the unit reached the server.
+				f.Ref, f.Actor, f.Decision = ref, ref.Actor, k
+				f.Kind, f.Blockers, f.Global, f.Fault = search.Whole, nil, true, d.Fault
+				tr.Events = append(tr.Events, f)
+				continue
+			}
 			if u == nil || !ok {
 				continue
 			}

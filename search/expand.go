@@ -19,11 +19,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 		for k, d := range ds {
 			if len(d.Released) > 0 {
 				st := e.state(keys[k])
-				if len(d.Released) == 2 {
-					st.mark(moveKey{d.Released[0].Actor, d.Released[1].Actor})
-				} else {
-					st.mark(single(d.Released[0].Actor))
-				}
+				st.mark(moveOf(d))
 			}
 		}
 	}
@@ -44,7 +40,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			if keys != nil {
 				mk := single(units[0].Actor)
 				if len(units) == 2 {
-					mk = moveKey{units[0].Actor, units[1].Actor}
+					mk = moveKey{a: units[0].Actor, b: units[1].Actor}
 				}
 				st := e.state(keys[d.Step])
 				if !st.mark(mk) {

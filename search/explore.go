@@ -443,6 +443,7 @@ const maxSeenSchedules = 1 << 18
 // for under reduction, every alternative otherwise; e.mu held.
 func (e *explorer) expandFor(n *node, seq int, rep Report) {
 	if e.opts.Reduction == POR && e.expandReduced(n, seq, rep.Decisions, rep.Trace, rep.Behaviour) {
+		e.expandFaults(n, seq, rep.Decisions)
 		return
 	}
 	e.expand(n, seq, rep.Decisions)

@@ -14,18 +14,20 @@ import (
 // every fault kind of Options.Faults at every such unit of every schedule
 // it runs, up to Options.MaxFaults faults per plan.
 //
-// Partial-order reduction is off while faults are searched: a fault ends a
-// connection and sends its actor down a different path (a retry, an
-// error), so a faulted release is dependent on everything, and the
-// reduction's states, named by the units released, do not tell a faulted
-// prefix from an unfaulted one. Every order and every fault is explored.
+// Under partial-order reduction a fault is a move of its own: the actor's
+// pending unit released with that fault. It is explored once at each state
+// the reduced search reaches where the unit is pending (expandFaults), its
+// event is global (it ends a session and sends its actor down another
+// path: a retry, an error), the reduction's states name it (stateKeys), and
+// a race whose reversal starts with it queues it with its fault (a plan's
+// choice or Plan.Then). Sleep sets are off (they name units, not moves).
 
 // errFaultsSampled: random and pct draw their schedules and have no plans
 // to put a fault in.
 var errFaultsSampled = errors.New("faults (Options.Search.Faults) are searched by the fifo and dfs strategies, not by random or pct")
 
-// withFaults checks the fault options and what they change: no reduction.
-// MaxFaults' default (1) is filled in with the other options' defaults.
+// withFaults checks the fault options. MaxFaults' default (1) is filled in
+// with the other options' defaults.
 func (o *Options) withFaults() error {
 	if len(o.Faults) == 0 {
 		return nil
@@ -44,7 +46,6 @@ func (o *Options) withFaults() error {
 	if o.MaxFaults < 1 {
 		return errors.New("Options.Search.MaxFaults must be at least 1 when faults are searched")
 	}
-	o.Reduction = NoReduction
 	return nil
 }
 
@@ -65,6 +66,11 @@ func (p Plan) faults() int {
 			n++
 		}
 	}
+	for _, t := range p.Then {
+		if t.Fault != sched.NoFault {
+			n++
+		}
+	}
 	return n
 }
 
@@ -73,12 +79,16 @@ func (p Plan) faults() int {
 // fault kind at each executing candidate of each such decision; e.mu
 // held.
 func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
-	if len(e.opts.Faults) == 0 || n.plan.faults() >= e.opts.MaxFaults {
+	if len(e.opts.Faults) == 0 || e.opts.Reduction != POR && n.plan.faults() >= e.opts.MaxFaults {
 		return
 	}
 	last := n.plan.lastStep()
 	child := n.nextChild
-	for _, d := range ds {
+	var keys []stateKey
+	if e.opts.Reduction == POR {
+		keys = stateKeys(ds, n.plan.Victims)
+	}
+	for k, d := range ds {
 		if d.Step <= last || len(d.Released) != 1 {
 			continue
 		}
@@ -87,13 +97,29 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 				continue
 			}
 			for _, f := range e.opts.Faults {
-				if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
-					e.sum.PrunedByDepth++
-					continue
+				var p Plan
+				if keys != nil {
+					// Under reduction a fault is a move at its state, run
+					// once there; the plan is the attempt's own prefix
+					// (its releases past the plan's choices included).
+					if faultsBefore(ds, k)+1 > e.opts.MaxFaults || !e.state(keys[k]).mark(faulted(cand.Ref.Actor, f)) {
+						continue
+					}
+					if e.opts.MaxDepth > 0 && choicesBefore(ds, k)+1 > e.opts.MaxDepth {
+						e.sum.PrunedByDepth++
+						continue
+					}
+					p = Plan{Choices: ChoicesOf(ds[:k]).Choices, Victims: n.plan.Victims}
+					p.Choices = append(p.Choices, Choice{Step: d.Step, Units: []sched.UnitRef{cand.Ref}, Fault: f})
+				} else {
+					if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {
+						e.sum.PrunedByDepth++
+						continue
+					}
+					p = n.plan.with(Choice{Step: d.Step, Units: []sched.UnitRef{cand.Ref}, Fault: f})
 				}
-				p := n.plan.with(Choice{Step: d.Step, Units: []sched.UnitRef{cand.Ref}, Fault: f})
 				path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
-				c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
+				c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
 				child++
 				// With shards, every shard queues the same plans and
 				// deal (shard.go) gives each its branches.

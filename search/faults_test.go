@@ -39,51 +39,55 @@ func TestExploreEnumeratesEveryFaultOnce(t *testing.T) {
 		{[]int{2, 1}, sched.Faults{sched.Reset, sched.Terminate}, 2, 1, true},
 		{[]int{1, 2, 1}, sched.Faults{sched.LostReply}, 2, 2, false},
 	} {
-		var mu sync.Mutex
-		seen := map[string]int{}
-		strategy := FIFO
-		if tc.dfs {
-			strategy = DFS
-		}
-		sum, err := Explore(context.Background(), Options{Strategy: strategy, Workers: tc.workers, Faults: tc.faults, MaxFaults: tc.maxFaults}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
-			ds, order := simulateFaults(tc.units, p)
-			mu.Lock()
-			seen[order]++
-			mu.Unlock()
-			return Report{Decisions: ds}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, k := range tc.units {
-			n += k
-		}
-		placements, faulted := 0, 0
-		for j := 0; j <= tc.maxFaults && j <= n; j++ {
-			p := binomial(n, j)
-			for i := 0; i < j; i++ {
-				p *= len(tc.faults)
+		// Without reduction, and with it but no trace to analyse (every
+		// alternative is then queued, each fault once at each state).
+		for _, red := range []Reduction{NoReduction, POR} {
+			var mu sync.Mutex
+			seen := map[string]int{}
+			strategy := FIFO
+			if tc.dfs {
+				strategy = DFS
 			}
-			placements += p
-			if j > 0 {
-				faulted += p
+			sum, err := Explore(context.Background(), Options{Strategy: strategy, Workers: tc.workers, Faults: tc.faults, MaxFaults: tc.maxFaults, Reduction: red}, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+				ds, order := simulateFaults(tc.units, p)
+				mu.Lock()
+				seen[order]++
+				mu.Unlock()
+				return Report{Decisions: ds}
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		want := multinomial(tc.units) * placements
-		if len(seen) != want || sum.Attempted != want || !sum.Exhausted() {
-			t.Errorf("%v faults %v max %d: %d distinct of %d attempts (exhausted %v); want %d", tc.units, tc.faults, tc.maxFaults, len(seen), sum.Attempted, sum.Exhausted(), want)
-		}
-		for o, c := range seen {
-			if c != 1 {
-				t.Errorf("%v: %q ran %d times", tc.units, o, c)
+			n := 0
+			for _, k := range tc.units {
+				n += k
 			}
-		}
-		if sum.FaultAttempts != multinomial(tc.units)*faulted {
-			t.Errorf("%v: %d faulted attempts counted; want %d", tc.units, sum.FaultAttempts, multinomial(tc.units)*faulted)
-		}
-		if sum.Reduction != NoReduction {
-			t.Errorf("%v: reduction %s with faults; want none", tc.units, sum.Reduction)
+			placements, faulted := 0, 0
+			for j := 0; j <= tc.maxFaults && j <= n; j++ {
+				p := binomial(n, j)
+				for i := 0; i < j; i++ {
+					p *= len(tc.faults)
+				}
+				placements += p
+				if j > 0 {
+					faulted += p
+				}
+			}
+			want := multinomial(tc.units) * placements
+			if len(seen) != want || sum.Attempted != want || !sum.Exhausted() {
+				t.Errorf("%v faults %v max %d: %d distinct of %d attempts (exhausted %v); want %d", tc.units, tc.faults, tc.maxFaults, len(seen), sum.Attempted, sum.Exhausted(), want)
+			}
+			for o, c := range seen {
+				if c != 1 {
+					t.Errorf("%v: %q ran %d times", tc.units, o, c)
+				}
+			}
+			if sum.FaultAttempts != multinomial(tc.units)*faulted {
+				t.Errorf("%v: %d faulted attempts counted; want %d", tc.units, sum.FaultAttempts, multinomial(tc.units)*faulted)
+			}
+			if sum.Reduction != red {
+				t.Errorf("%v: reduction %s with faults; want %s", tc.units, sum.Reduction, red)
+			}
 		}
 	}
 }

@@ -34,8 +34,15 @@ type Choice struct {
 type Plan struct {
 	Choices []Choice
 	Victims []int
-	Then    []sched.UnitRef
+	Then    []ThenStep
 	Sleep   []sched.UnitRef
+}
+
+// ThenStep is a release of Plan.Then: a unit, and the fault it is released
+// with, if any.
+type ThenStep struct {
+	Ref   sched.UnitRef
+	Fault sched.Fault
 }
 
 // Depth is the number of choices.
@@ -65,8 +72,11 @@ func (p Plan) Key() string {
 	}
 	if len(p.Then) > 0 {
 		b.WriteString("then")
-		for _, u := range p.Then {
-			fmt.Fprintf(&b, ":%d.%d.%d", u.Actor, u.Conn, u.Unit)
+		for _, t := range p.Then {
+			fmt.Fprintf(&b, ":%d.%d.%d", t.Ref.Actor, t.Ref.Conn, t.Ref.Unit)
+			if t.Fault != sched.NoFault {
+				b.WriteString("!" + string(t.Fault))
+			}
 		}
 	}
 	return b.String()
@@ -107,7 +117,7 @@ func NewPlanPolicy(p Plan) *PlanPolicy { return &PlanPolicy{Plan: p} }
 // Choose implements sched.Policy.
 func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	if pp.next >= len(pp.Plan.Choices) {
-		return pp.follow(cands), nil
+		return pp.follow(step, cands), nil
 	}
 	if pp.Plan.Choices[pp.next].Step != step {
 		return []int{0}, nil
@@ -139,13 +149,14 @@ func (pp *PlanPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 // candidate (a preparation, released first and alone) is released without
 // using it up; once the next unit is not pending among several, the rest of
 // Then is dropped and the default policy decides.
-func (pp *PlanPolicy) follow(cands []sched.Candidate) []int {
-	if pp.then >= len(pp.Plan.Then) || len(cands) == 1 && cands[0].Ref != pp.Plan.Then[pp.then] {
+func (pp *PlanPolicy) follow(step int, cands []sched.Candidate) []int {
+	if pp.then >= len(pp.Plan.Then) || len(cands) == 1 && cands[0].Ref != pp.Plan.Then[pp.then].Ref {
 		return []int{pp.awake(cands)}
 	}
 	for i, c := range cands {
-		if c.Ref == pp.Plan.Then[pp.then] {
+		if t := pp.Plan.Then[pp.then]; c.Ref == t.Ref {
 			pp.then++
+			pp.fault, pp.faultStep = t.Fault, step
 			return []int{i}
 		}
 	}

@@ -40,10 +40,25 @@ func (s *porState) mark(mk moveKey) bool {
 	return true
 }
 
-// moveKey names a first move from a state: an actor, or a pair.
-type moveKey struct{ a, b int }
+// moveKey names a first move from a state: an actor, or a pair; f is the
+// fault the actor's unit is released with (faults.go), if any.
+type moveKey struct {
+	a, b int
+	f    sched.Fault
+}
 
-func single(actor int) moveKey { return moveKey{actor, -1} }
+func single(actor int) moveKey { return moveKey{a: actor, b: -1} }
+
+// faulted is actor's move with fault f.
+func faulted(actor int, f sched.Fault) moveKey { return moveKey{a: actor, b: -1, f: f} }
+
+// moveOf is the move decision d made.
+func moveOf(d sched.Decision) moveKey {
+	if len(d.Released) == 2 {
+		return moveKey{a: d.Released[0].Actor, b: d.Released[1].Actor}
+	}
+	return faulted(d.Released[0].Actor, d.Fault)
+}
 
 // stateKey names a state: two independent 64-bit hashes (FNV-1a and
 // SHA-256's first 8 bytes) of the releases that reach it. A collision would
@@ -80,6 +95,9 @@ func stateKeys(ds []sched.Decision, victims []int) []stateKey {
 			binary.BigEndian.PutUint32(b[4:], uint32(u.Conn))
 			binary.BigEndian.PutUint32(b[8:], uint32(u.Unit))
 			write(b[:])
+		}
+		if d.Fault != sched.NoFault {
+			write([]byte("!" + string(d.Fault)))
 		}
 		write([]byte{0xff})
 		keys[k+1] = sum()
@@ -119,16 +137,16 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 	e.sum.LockCorrections += tr.Corrections
 	keys := stateKeys(ds, n.plan.Victims)
 	for k, d := range ds {
-		st := e.state(keys[k])
-		if len(d.Released) == 2 {
-			st.mark(moveKey{d.Released[0].Actor, d.Released[1].Actor})
-		} else if len(d.Released) == 1 {
-			st.mark(single(d.Released[0].Actor))
+		if len(d.Released) > 0 {
+			e.state(keys[k]).mark(moveOf(d))
 		}
 	}
 	sleep, sleeping := e.sleepSets(ds, tr, keys)
 	child := n.nextChild
-	queue := func(k int, units, then []sched.UnitRef) {
+	queue := func(k int, units []sched.UnitRef, fault sched.Fault, then []ThenStep) {
+		if fault != sched.NoFault && faultsBefore(ds, k)+1 > e.opts.MaxFaults {
+			return
+		}
 		if e.opts.MaxDepth > 0 && choicesBefore(ds, k)+1 > e.opts.MaxDepth {
 			e.sum.PrunedByDepth++
 			return
@@ -136,13 +154,13 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		p := Plan{}
 		for _, d := range ds[:k] {
 			if d.Choice {
-				p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...)})
+				p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...), Fault: d.Fault})
 			}
 		}
-		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units})
+		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units, Fault: fault})
 		p.Victims = n.plan.Victims
 		p.Then = then
-		if len(units) == 1 {
+		if len(units) == 1 && fault == sched.NoFault {
 			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, sleep)
 		}
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
@@ -182,7 +200,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			// reverses the race already.
 			done := false
 			for _, c := range initials {
-				if st.has(single(c.Ref.Actor)) {
+				if st.has(faulted(c.Ref.Actor, faultOf(tr, v, c.Ref))) {
 					done = true
 					break
 				}
@@ -198,17 +216,21 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			initials = initials[:1]
 		}
 		for _, c := range initials {
-			if c.Prepare || !st.mark(single(c.Ref.Actor)) {
+			f := sched.NoFault
+			if guided {
+				f = faultOf(tr, v, c.Ref)
+			}
+			if c.Prepare || !st.mark(faulted(c.Ref.Actor, f)) {
 				continue
 			}
-			var then []sched.UnitRef
+			var then []ThenStep
 			if guided && !e.opts.SourceSetsOnly {
 				then = reversal(tr, v, c.Ref)
 			}
 			if debugReduction {
-				fmt.Fprintf(os.Stderr, "  queue at step %d: %v then %v\n", k, c.Ref, then)
+				fmt.Fprintf(os.Stderr, "  queue at step %d: %v%s then %v\n", k, c.Ref, f, then)
 			}
-			queue(k, []sched.UnitRef{c.Ref}, then)
+			queue(k, []sched.UnitRef{c.Ref}, f, then)
 		}
 	}
 	if sleeping >= 0 {
@@ -236,6 +258,28 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 	return true
 }
 
+// faultOf is the fault unit u was released with among the events v (none
+// when it is not there).
+func faultOf(tr *Trace, v []int, u sched.UnitRef) sched.Fault {
+	for _, k := range v {
+		if ev := &tr.Events[k]; ev.Ref == u && ev.Kind != WaitEnd {
+			return ev.Fault
+		}
+	}
+	return sched.NoFault
+}
+
+// faultsBefore counts the faulted releases of ds before decision k.
+func faultsBefore(ds []sched.Decision, k int) int {
+	n := 0
+	for _, d := range ds[:k] {
+		if d.Fault != sched.NoFault {
+			n++
+		}
+	}
+	return n
+}
+
 func choicesBefore(ds []sched.Decision, k int) int {
 	n := 0
 	for _, d := range ds[:k] {
@@ -249,7 +293,7 @@ func choicesBefore(ds []sched.Decision, k int) int {
 // queueDependentPairs adds, at each state, the pair releases of two
 // pending units of different actors that are dependent: a pair of
 // independent units behaves as either order.
-func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []stateKey, queue func(int, []sched.UnitRef, []sched.UnitRef)) {
+func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []stateKey, queue func(int, []sched.UnitRef, sched.Fault, []ThenStep)) {
 	byRef := map[sched.UnitRef]*Event{}
 	for i := range tr.Events {
 		if ev := &tr.Events[i]; ev.Kind != WaitEnd {
@@ -264,10 +308,10 @@ func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []st
 				continue
 			}
 			st := e.state(keys[k])
-			if !st.mark(moveKey{a.Ref.Actor, b.Ref.Actor}) {
+			if !st.mark(moveKey{a: a.Ref.Actor, b: b.Ref.Actor}) {
 				continue
 			}
-			queue(k, []sched.UnitRef{a.Ref, b.Ref}, nil)
+			queue(k, []sched.UnitRef{a.Ref, b.Ref}, sched.NoFault, nil)
 		}
 	}
 }
@@ -455,11 +499,11 @@ func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) ([]sched
 // nothing). The queued plan follows it (Plan.Then), so that the attempt
 // reverses the race instead of leaving the order to the default policy,
 // which may run the race in its old order again and need another attempt.
-func reversal(tr *Trace, v []int, u sched.UnitRef) []sched.UnitRef {
-	var out []sched.UnitRef
+func reversal(tr *Trace, v []int, u sched.UnitRef) []ThenStep {
+	var out []ThenStep
 	for _, k := range v {
 		if ev := &tr.Events[k]; ev.Kind != WaitEnd && ev.Ref != u {
-			out = append(out, ev.Ref)
+			out = append(out, ThenStep{Ref: ev.Ref, Fault: ev.Fault})
 		}
 	}
 	return out

@@ -36,8 +36,8 @@ func simulateModel(actors [][]modelUnit, policy sched.Policy) ([]sched.Decision,
 	for _, d := range ds {
 		for _, r := range d.Released {
 			u := actors[r.Actor][r.Unit]
-			ev := Event{Kind: Whole, Ref: r, Actor: r.Actor, Decision: d.Step, Global: u.global,
-				Reads: sorted(u.reads), Writes: sorted(u.writes), EndsTx: u.ends}
+			ev := Event{Kind: Whole, Ref: r, Actor: r.Actor, Decision: d.Step, Global: u.global || d.Fault != sched.NoFault,
+				Reads: sorted(u.reads), Writes: sorted(u.writes), EndsTx: u.ends, Fault: d.Fault}
 			if u.ends {
 				ev.TxWrites = sorted(u.writes)
 			}
@@ -49,7 +49,7 @@ func simulateModel(actors [][]modelUnit, policy sched.Policy) ([]sched.Decision,
 		for j := i + 1; j < len(tr.Events); j++ {
 			a, b := &tr.Events[i], &tr.Events[j]
 			if a.Actor != b.Actor && dependent(a, b) {
-				pairs = append(pairs, fmt.Sprintf("%d.%d<%d.%d", a.Actor, a.Ref.Unit, b.Actor, b.Ref.Unit))
+				pairs = append(pairs, fmt.Sprintf("%d.%d%s<%d.%d%s", a.Actor, a.Ref.Unit, a.Fault, b.Actor, b.Ref.Unit, b.Fault))
 			}
 		}
 	}

@@ -58,7 +58,7 @@ func (e *explorer) sleepSets(ds []sched.Decision, tr *Trace, keys []stateKey) ([
 		var next []sched.UnitRef
 		cands := append([]sched.UnitRef(nil), cur...)
 		if st != nil {
-			taken := st.moves[single(r.Actor)]
+			taken := st.moves[moveOf(d)]
 			for _, c := range d.Candidates {
 				if c.Prepare || c.Ref.Actor == r.Actor {
 					continue
@@ -140,8 +140,11 @@ func firstEvents(tr *Trace) map[sched.UnitRef]int {
 // to all, are numbered alike in every shard (they run one at a time, in
 // the same order) and before any a shard adds later; so no two shards put
 // each other's moves asleep (docs/search.md, "Shards").
+//
+// Nor with faults: a faulted release is another move of the same unit, and
+// sleep sets here name units, not moves.
 func (e *explorer) useSleepSets() bool {
-	return !e.opts.SourceSetsOnly && e.opts.Overlap != Pairs
+	return !e.opts.SourceSetsOnly && e.opts.Overlap != Pairs && len(e.opts.Faults) == 0
 }
 
 // asleep reports whether unit u is asleep at the state before decision k.
@@ -152,7 +155,7 @@ func asleep(sleep [][]sched.UnitRef, k int, u sched.UnitRef) bool {
 // wakeAt handles an attempt that released a unit asleep at decision k: the
 // algorithm would have released a unit not asleep there, so one is queued
 // unless the state already has such a move.
-func (e *explorer) wakeAt(k int, ds []sched.Decision, keys []stateKey, sleep [][]sched.UnitRef, queue func(int, []sched.UnitRef, []sched.UnitRef)) {
+func (e *explorer) wakeAt(k int, ds []sched.Decision, keys []stateKey, sleep [][]sched.UnitRef, queue func(int, []sched.UnitRef, sched.Fault, []ThenStep)) {
 	st := e.state(keys[k])
 	for mk := range st.moves {
 		if mk.b >= 0 {
@@ -173,7 +176,7 @@ func (e *explorer) wakeAt(k int, ds []sched.Decision, keys []stateKey, sleep [][
 			continue
 		}
 		e.sum.SleepWakes++
-		queue(k, []sched.UnitRef{c.Ref}, nil)
+		queue(k, []sched.UnitRef{c.Ref}, sched.NoFault, nil)
 		return
 	}
 }

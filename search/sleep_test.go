@@ -63,7 +63,7 @@ func TestPlanFollowsItsReversal(t *testing.T) {
 		}
 		return out
 	}
-	pp := NewPlanPolicy(Plan{Choices: []Choice{{Step: 1, Units: []sched.UnitRef{a(1, 0)}}}, Then: []sched.UnitRef{a(1, 2), a(0, 1)}})
+	pp := NewPlanPolicy(Plan{Choices: []Choice{{Step: 1, Units: []sched.UnitRef{a(1, 0)}}}, Then: []ThenStep{{Ref: a(1, 2), Fault: sched.Reset}, {Ref: a(0, 1)}}})
 	steps := []struct {
 		cands []sched.Candidate
 		want  int
@@ -84,8 +84,43 @@ func TestPlanFollowsItsReversal(t *testing.T) {
 		if len(got) != 1 || got[0] != s.want {
 			t.Fatalf("step %d: released %v, want [%d]", i, got, s.want)
 		}
+		if f, want := pp.Fault(i), map[bool]sched.Fault{true: sched.Reset, false: sched.NoFault}[i == 3]; f != want {
+			t.Fatalf("step %d: fault %q, want %q (the reversal's first release carries its fault)", i, f, want)
+		}
 	}
-	if k := (Plan{Then: []sched.UnitRef{a(1, 2)}}).Key(); k == (Plan{}).Key() {
+	if k := (Plan{Then: []ThenStep{{Ref: a(1, 2)}}}).Key(); k == (Plan{}).Key() {
 		t.Errorf("a plan's key does not name its reversal: %q", k)
 	}
+}
+
+// Faults under reduction: a faulted release is a move of its own, global;
+// on random models the reduced search with faults finds every behaviour
+// (order of dependent units, faults included) the full search with faults
+// finds, with fewer attempts.
+func TestReductionWithFaultsOnRandomModels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	var full, reduced int
+	for m := 0; m < 80; m++ {
+		model := randomModel(rng, m%3 == 0)
+		faults := sched.Faults{sched.Reset, sched.LostReply}
+		maxFaults := 1 + m%2
+		fb, fsum := exploreModel(t, model, Options{Reduction: NoReduction, Faults: faults, MaxFaults: maxFaults})
+		rb, rsum := exploreModel(t, model, Options{Faults: faults, MaxFaults: maxFaults})
+		for b := range fb {
+			if rb[b] == 0 {
+				t.Fatalf("model %d %+v (max %d faults): lost behaviour %q (%d vs %d attempts)", m, model, maxFaults, b, rsum.Attempted, fsum.Attempted)
+			}
+		}
+		for b := range rb {
+			if fb[b] == 0 {
+				t.Fatalf("model %d: the reduced search saw %q, the full one did not", m, b)
+			}
+		}
+		if !rsum.Exhausted() || rsum.Attempted > fsum.Attempted || rsum.FaultAttempts == 0 {
+			t.Fatalf("model %d: reduced %d attempts (%d faulted, exhausted %v), full %d", m, rsum.Attempted, rsum.FaultAttempts, rsum.Exhausted(), fsum.Attempted)
+		}
+		full += fsum.Attempted
+		reduced += rsum.Attempted
+	}
+	t.Logf("80 models with faults: %d attempts without reduction, %d with", full, reduced)
 }

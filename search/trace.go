@@ -62,6 +62,10 @@ type Event struct {
 	// did, this unit included.
 	EndsTx                     bool
 	TxReads, TxWrites, TxLocks []string
+	// Fault is the fault the unit was released with (faults.go): such an
+	// event is Global (it ends its session: its transaction rolls back,
+	// its locks go, its actor takes another path).
+	Fault sched.Fault
 }
 
 // dependent reports whether swapping x and y (of different actors), were
