@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/sched"
 	"github.com/pginterleave/interleave/pgserver"
 )
 
@@ -23,6 +24,7 @@ var (
 	genCount  = flag.Int("gen-count", 6, "number of generated differential scenarios (seeds gen-from, gen-from+1, ...)")
 	genBound  = flag.Int("gen-bound", DefaultGenBound, "most orders without reduction a generated scenario may have")
 	genReport = flag.String("gen-report", "", "append one line per generated scenario to this file (a campaign's record)")
+	genFaults = flag.String("gen-faults", "", "search the generated scenarios with these fault kinds (at most one per attempt), both ways")
 )
 
 // TestGeneratedSetupsRunConcurrently runs the setups that create roles in
@@ -89,7 +91,15 @@ func TestGeneratedReductionLosesNoBehaviour(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
 			start := time.Now()
-			d, err := RunDifferential(ctx, c, interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2}})
+			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2}}
+			if *genFaults != "" {
+				fs, err := sched.ParseFaults(*genFaults)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Search.Faults, o.Search.MaxFaults = fs, 1
+			}
+			d, err := RunDifferential(ctx, c, o)
 			if err != nil {
 				if report != nil {
 					fmt.Fprintf(report, "seed=%d actors=%d steps=%s orders=%d error=%q features=%s\n", seed, len(c.Actors), strings.Join(sizes, "+"), Orders(c), err.Error(), strings.Join(feats, ","))
@@ -100,8 +110,8 @@ func TestGeneratedReductionLosesNoBehaviour(t *testing.T) {
 				seed, strings.Join(sizes, "+"), Orders(c), d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond),
 				time.Since(start).Round(time.Millisecond), strings.Join(feats, " "))
 			if report != nil {
-				fmt.Fprintf(report, "seed=%d actors=%d steps=%s orders=%d full=%d reduced=%d behaviours=%d lost=%d extra=%d seconds=%.1f features=%s\n",
-					seed, len(c.Actors), strings.Join(sizes, "+"), Orders(c), d.Full, d.Reduced, d.Behaviours, len(d.Lost), len(d.Extra), time.Since(start).Seconds(), strings.Join(feats, ","))
+				fmt.Fprintf(report, "seed=%d actors=%d steps=%s orders=%d full=%d reduced=%d behaviours=%d lost=%d extra=%d seconds=%.1f faults=%s features=%s\n",
+					seed, len(c.Actors), strings.Join(sizes, "+"), Orders(c), d.Full, d.Reduced, d.Behaviours, len(d.Lost), len(d.Extra), time.Since(start).Seconds(), *genFaults, strings.Join(feats, ","))
 			}
 			for _, b := range d.Lost {
 				t.Errorf("seed %d: lost by the reduction: %s", seed, b)
