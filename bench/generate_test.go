@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pginterleave/interleave"
-	"github.com/pginterleave/interleave/sched"
 	"github.com/pginterleave/interleave/pgserver"
+	"github.com/pginterleave/interleave/sched"
 )
 
 var (
