@@ -89,7 +89,8 @@ type Options struct {
 	Order []OrderStep
 	// Faults are the fault kinds the search injects at release units, as
 	// choices (faults.go; none by default); MaxFaults bounds the faults of
-	// one attempt (default 1). Searching faults turns the reduction off.
+	// one attempt (default 1). Under reduction a faulted release is a move
+	// of its own (faults.go).
 	Faults    sched.Faults
 	MaxFaults int
 }

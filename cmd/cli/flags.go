@@ -168,7 +168,7 @@ var searchFlags = []flagDef{
 	{"summary", "also write the machine-readable summary to this file (for interleave merge)", strFlag(func(s *settings) *string { return &s.summary }), ""},
 	{"progress", "show a live status line when stderr is a terminal", boolFlag(func(s *settings) *bool { return &s.progress }), ""},
 	{"plan", "run one attempt in this order: alice,bob,alice,bob (each name its actor's next command), or a file with one 'ACTOR N' a line", strFlag(func(s *settings) *string { return &s.plan }), "Search.Order"},
-	{"faults", "also explore faults at each command: " + faultsHelp() + " (comma-separated; default none; turns the reduction off)", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Faults }), "Search.Faults"},
+	{"faults", "also explore faults at each command: " + faultsHelp() + " (comma-separated; default none)", valueFlag(func(s *settings) flag.Value { return &s.opts.Search.Faults }), "Search.Faults"},
 	{"max-faults", "with --faults: at most this many faults per attempt (0: 1)", intFlag(func(s *settings) *int { return &s.opts.Search.MaxFaults }), "Search.MaxFaults"},
 }
 
