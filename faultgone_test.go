@@ -67,7 +67,14 @@ func TestTerminateFaultsBesideAnActorThatTerminatesBackends(t *testing.T) {
 	if s.StopErr != nil || res.Outcome == interleave.OutcomeHarnessError {
 		t.Fatalf("the search stopped: %v (%s: %s)", s.StopErr, res.Outcome, res.Message)
 	}
-	if res.Outcome != interleave.OutcomePass || !s.Exhausted() {
-		t.Fatalf("outcome %s (%s), stop %q; want an exhausted pass", res.Outcome, res.Message, s.StopReason)
+	// Whether the victim sends its next command before it notices that the
+	// admin ended its session is PostgreSQL's and the kernel's timing: a
+	// plan made from one attempt may name a command the next never sends
+	// (about 1 search in 6 here, before and after the reduction was kept
+	// under faults). That is reported as a plan not followed, never as a
+	// stop or a failure.
+	diverged := res.Outcome == interleave.OutcomeInconclusive && s.Diverged > 0 && s.Failures == 0
+	if (res.Outcome != interleave.OutcomePass && !diverged) || !s.Exhausted() {
+		t.Fatalf("outcome %s (%s), stop %q; want an exhausted pass (or plans not followed, none failing)", res.Outcome, res.Message, s.StopReason)
 	}
 }
