@@ -42,6 +42,16 @@ func explainScenario(t *testing.T, sc engine.Scenario) *explain.Explanation {
 	defer cancel()
 	o := engine.Options{Server: engine.ServerOptions{Use: server}}
 	o.Search.Workers = 1
+	// Which failing order a search finds first decides the fix its
+	// explanation can show (read-only: in an order where the report's
+	// snapshot, taken when its first SELECT is parsed, precedes the
+	// deposit, REPEATABLE READ prevents the failure; the anomaly proper
+	// needs SERIALIZABLE). These expectations, and docs/explaining.md,
+	// were written for the orders the reduction with source sets alone
+	// finds first, and keep that search; with sleep sets and reversal
+	// sequences the default search finds another read-only order first,
+	// and explains it as the REPEATABLE READ case it is.
+	o.Search.SourceSetsOnly = true
 	res, err := engine.Explore(ctx, sc, o)
 	if err != nil {
 		t.Fatalf("%s: search: %v", sc.Name, err)

@@ -35,7 +35,7 @@ func TestCLIWalkthrough(t *testing.T) {
 		{[]string{"run", "./examples/counter", "--out", art}, 1, []string{"counter: 1 attempted, 1 completed; violations: 1; failure.", "Both increments must be retained: got 1, want 2",
 			"The order that failed", "    2  alice  SELECT n FROM counter WHERE id = 1\n    4  bob    SELECT n FROM counter WHERE id = 1\n    6  alice  UPDATE counter SET n = $1 WHERE id = 1  -- $1=1 (int4?)\n", "Saved " + art}},
 		{[]string{"run", "./examples/counter", "--out", art}, 2, []string{"pass --force to overwrite"}},
-		{[]string{"run", "./examples/counter-fixed"}, 0, []string{"6 attempted, 6 completed; violations: 0; frontier exhausted"}},
+		{[]string{"run", "./examples/counter-fixed"}, 0, []string{"4 attempted, 4 completed; violations: 0; frontier exhausted"}},
 		{[]string{"replay", "./examples/counter", art}, 1, []string{"violation (replay): 4 commands, the same failure as recorded."}},
 		{[]string{"replay", "./examples/counter-fixed", art}, 3, []string{"incompatible (replay)", "examples/counter-fixed/main.go was added"}},
 		{[]string{"replay", "./examples/counter-fixed", art, "--guided"}, 0, []string{"pass (guided replay)", "Followed 4 of 4"}},
@@ -47,7 +47,7 @@ func TestCLIWalkthrough(t *testing.T) {
 		{[]string{"trace", art, "--json"}, 0, []string{`"streams"`, `"releaseStep"`, `"SELECT n FROM counter WHERE id = 1"`}},
 		{[]string{"trace", art, "--pcap", art + ".pcapng"}, 0, []string{"Wrote"}},
 		{[]string{"demo"}, 1, []string{"Oversold: 2 orders for 1 item in stock"}},
-		{[]string{"demo", "--safe"}, 0, []string{"oversell-safe: 10 attempted, 10 completed; violations: 0; frontier exhausted"}},
+		{[]string{"demo", "--safe"}, 0, []string{"oversell-safe: 6 attempted, 6 completed; violations: 0; frontier exhausted"}},
 		{[]string{"run", "./examples/nonexistent"}, 2, []string{"no such file or directory"}},
 		{[]string{"run", "./examples/counter", "--max-runs", "-1"}, 2, []string{"--max-runs cannot be negative"}},
 	} {
