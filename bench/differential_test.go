@@ -40,15 +40,7 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 				}
 				t.Logf("without sleep sets: %d orders", n)
 			}
-			for _, b := range d.Lost {
-				t.Errorf("lost by the reduction: %s", b)
-			}
-			for _, b := range d.Extra {
-				t.Errorf("seen only with the reduction (the scenario is not deterministic?): %s", b)
-			}
-			if d.Reduced > d.Full {
-				t.Errorf("the reduction ran %d orders, more than the %d of the full search", d.Reduced, d.Full)
-			}
+			checkDifferential(t, d)
 		})
 	}
 }
@@ -112,15 +104,22 @@ func TestReductionWithFaultsLosesNoBehaviour(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("with faults: %d behaviours; %d attempts without reduction (%v), %d with (%v)", d.Behaviours, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond))
-			for _, b := range d.Lost {
-				t.Errorf("lost by the reduction: %s", b)
-			}
-			for _, b := range d.Extra {
-				t.Errorf("seen only with the reduction (the scenario is not deterministic?): %s", b)
-			}
-			if d.Reduced > d.Full {
-				t.Errorf("the reduction ran %d attempts, more than the %d of the full search", d.Reduced, d.Full)
-			}
+			checkDifferential(t, d)
 		})
+	}
+}
+
+// checkDifferential fails t for a behaviour the reduction lost or added,
+// and for a reduced search that ran more than the full one.
+func checkDifferential(t *testing.T, d *Differential) {
+	t.Helper()
+	for _, b := range d.Lost {
+		t.Errorf("lost by the reduction: %s", b)
+	}
+	for _, b := range d.Extra {
+		t.Errorf("seen only with the reduction (the scenario is not deterministic?): %s", b)
+	}
+	if d.Reduced > d.Full {
+		t.Errorf("the reduction ran %d attempts, more than the %d of the full search", d.Reduced, d.Full)
 	}
 }

@@ -32,28 +32,22 @@ func ThreeActorRepairs() []Race {
 	}
 	withdraw := func(iso string) func(context.Context, string) (any, error) {
 		return retrying(iso, func(ctx context.Context, c *pgx.Conn) (any, error) {
-			var ch, sv int
-			if err := c.QueryRow(ctx, "SELECT bal FROM checking WHERE id = 1").Scan(&ch); err != nil {
-				return nil, err
-			}
-			if err := c.QueryRow(ctx, "SELECT bal FROM savings WHERE id = 1").Scan(&sv); err != nil {
+			ch, sv, err := readTwo(ctx, c, "SELECT bal FROM checking WHERE id = 1", "SELECT bal FROM savings WHERE id = 1")
+			if err != nil {
 				return nil, err
 			}
 			amount := 10
 			if ch+sv < 10 {
 				amount++ // the overdraft penalty
 			}
-			_, err := c.Exec(ctx, "UPDATE checking SET bal = bal - $1 WHERE id = 1", amount)
+			_, err = c.Exec(ctx, "UPDATE checking SET bal = bal - $1 WHERE id = 1", amount)
 			return nil, err
 		})
 	}
 	report := func(iso string) func(context.Context, string) (any, error) {
 		return retrying(iso, func(ctx context.Context, c *pgx.Conn) (any, error) {
-			var ch, sv int
-			if err := c.QueryRow(ctx, "SELECT bal FROM checking WHERE id = 1").Scan(&ch); err != nil {
-				return nil, err
-			}
-			if err := c.QueryRow(ctx, "SELECT bal FROM savings WHERE id = 1").Scan(&sv); err != nil {
+			ch, sv, err := readTwo(ctx, c, "SELECT bal FROM checking WHERE id = 1", "SELECT bal FROM savings WHERE id = 1")
+			if err != nil {
 				return nil, err
 			}
 			return fmt.Sprintf("%d/%d", ch, sv), nil
@@ -119,21 +113,12 @@ func ThreeActorRepairs() []Race {
 	// transfers that retry on 40001.
 	accountsSQL := "CREATE TABLE accounts (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO accounts VALUES (1, 50), (2, 50)"
 	transfer := func(iso string, from, to int) func(context.Context, string) (any, error) {
-		return retrying(iso, func(ctx context.Context, c *pgx.Conn) (any, error) {
-			if _, err := c.Exec(ctx, "UPDATE accounts SET bal = bal - 10 WHERE id = $1", from); err != nil {
-				return nil, err
-			}
-			_, err := c.Exec(ctx, "UPDATE accounts SET bal = bal + 10 WHERE id = $1", to)
-			return nil, err
-		})
+		return retrying(iso, move(from, to))
 	}
 	total := func(iso string) func(context.Context, string) (any, error) {
 		return retrying(iso, func(ctx context.Context, c *pgx.Conn) (any, error) {
-			var a, b int
-			if err := c.QueryRow(ctx, "SELECT bal FROM accounts WHERE id = 1").Scan(&a); err != nil {
-				return nil, err
-			}
-			if err := c.QueryRow(ctx, "SELECT bal FROM accounts WHERE id = 2").Scan(&b); err != nil {
+			a, b, err := readTwo(ctx, c, "SELECT bal FROM accounts WHERE id = 1", "SELECT bal FROM accounts WHERE id = 2")
+			if err != nil {
 				return nil, err
 			}
 			return a + b, nil
@@ -159,13 +144,7 @@ func ThreeActorRepairs() []Race {
 	// deadlock. The bug gives up on 40P01; the repair retries.
 	cycleSQL := "CREATE TABLE accounts (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO accounts VALUES (1, 50), (2, 50), (3, 50)"
 	cycle := func(from, to int, retry bool) func(context.Context, string) (any, error) {
-		body := func(ctx context.Context, c *pgx.Conn) (any, error) {
-			if _, err := c.Exec(ctx, "UPDATE accounts SET bal = bal - 10 WHERE id = $1", from); err != nil {
-				return nil, err
-			}
-			_, err := c.Exec(ctx, "UPDATE accounts SET bal = bal + 10 WHERE id = $1", to)
-			return nil, err
-		}
+		body := move(from, to)
 		if retry {
 			return retrying("READ COMMITTED", body)
 		}
@@ -225,5 +204,27 @@ func transaction(iso string, tries int, body func(context.Context, *pgx.Conn) (a
 				return nil, err
 			}
 		}
+	}
+}
+
+// readTwo reads two integers, one query each.
+func readTwo(ctx context.Context, c *pgx.Conn, q1, q2 string) (int, int, error) {
+	var a, b int
+	if err := c.QueryRow(ctx, q1).Scan(&a); err != nil {
+		return 0, 0, err
+	}
+	err := c.QueryRow(ctx, q2).Scan(&b)
+	return a, b, err
+}
+
+// move takes 10 from account from and gives it to account to, one UPDATE
+// each.
+func move(from, to int) func(context.Context, *pgx.Conn) (any, error) {
+	return func(ctx context.Context, c *pgx.Conn) (any, error) {
+		if _, err := c.Exec(ctx, "UPDATE accounts SET bal = bal - 10 WHERE id = $1", from); err != nil {
+			return nil, err
+		}
+		_, err := c.Exec(ctx, "UPDATE accounts SET bal = bal + 10 WHERE id = $1", to)
+		return nil, err
 	}
 }
