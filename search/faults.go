@@ -128,6 +128,9 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 					continue
 				}
 				e.push(c)
+				if keys != nil {
+					e.sum.Queued++
+				}
 			}
 		}
 	}

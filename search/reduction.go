@@ -246,12 +246,23 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		e.noteSkipped(n, ds, keys, behaviour)
 	}
 	// What the unreduced search would have queued from this attempt.
+	// Under faults: each fault kind at each executing candidate, too.
 	last := n.plan.lastStep()
-	for _, d := range ds {
-		if d.Step > last && len(d.Candidates) > 1 {
+	for k, d := range ds {
+		if d.Step <= last {
+			continue
+		}
+		if len(d.Candidates) > 1 {
 			e.sum.Alternatives += len(d.Candidates) - 1
 			if e.opts.Overlap == Pairs {
 				e.sum.Alternatives += len(overlapPairs(d.Candidates))
+			}
+		}
+		if len(e.opts.Faults) > 0 && len(d.Released) == 1 && faultsBefore(ds, k) < e.opts.MaxFaults {
+			for _, c := range d.Candidates {
+				if !c.Prepare {
+					e.sum.Alternatives += len(e.opts.Faults)
+				}
 			}
 		}
 	}

@@ -138,3 +138,19 @@ func TestReductionWithFaultsOnRandomModels(t *testing.T) {
 	}
 	t.Logf("60 models with faults: %d attempts without reduction, %d with", full, reduced)
 }
+
+// The summary's count of alternatives covers the faults the unreduced
+// search would have queued, so that what the reduction skipped is never
+// negative (the fault soak printed "-4 of 29" before).
+func TestFaultAlternativesAreCounted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for m := 0; m < 20; m++ {
+		model := randomModel(rng, false)
+		_, sum := exploreModel(t, model, Options{Faults: sched.Faults{sched.Reset, sched.LostReply}, MaxFaults: 1})
+		// Every attempt but the first was queued, and counted as queued;
+		// what was queued is among the alternatives.
+		if sum.Attempted-1 > sum.Queued || sum.Queued > sum.Alternatives {
+			t.Fatalf("model %d: %d attempts, %d queued, %d alternatives", m, sum.Attempted, sum.Queued, sum.Alternatives)
+		}
+	}
+}
