@@ -102,7 +102,14 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 					// Under reduction a fault is a move at its state, run
 					// once there; the plan is the attempt's own prefix
 					// (its releases past the plan's choices included).
-					if faultsBefore(ds, k)+1 > e.opts.MaxFaults || !e.state(keys[k]).mark(faulted(cand.Ref.Actor, f)) {
+					if faultsBefore(ds, k)+1 > e.opts.MaxFaults {
+						continue
+					}
+					// What the unreduced search would queue here, and
+					// what is queued: counted together, whatever path
+					// (reduced or not) expanded the attempt.
+					e.sum.Alternatives++
+					if !e.state(keys[k]).mark(faulted(cand.Ref.Actor, f)) {
 						continue
 					}
 					if e.opts.MaxDepth > 0 && choicesBefore(ds, k)+1 > e.opts.MaxDepth {

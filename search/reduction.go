@@ -246,9 +246,9 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		e.noteSkipped(n, ds, keys, behaviour)
 	}
 	// What the unreduced search would have queued from this attempt.
-	// Under faults: each fault kind at each executing candidate, too.
+	// (expandFaults counts the faults.)
 	last := n.plan.lastStep()
-	for k, d := range ds {
+	for _, d := range ds {
 		if d.Step <= last {
 			continue
 		}
@@ -256,13 +256,6 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			e.sum.Alternatives += len(d.Candidates) - 1
 			if e.opts.Overlap == Pairs {
 				e.sum.Alternatives += len(overlapPairs(d.Candidates))
-			}
-		}
-		if len(e.opts.Faults) > 0 && len(d.Released) == 1 && faultsBefore(ds, k) < e.opts.MaxFaults {
-			for _, c := range d.Candidates {
-				if !c.Prepare {
-					e.sum.Alternatives += len(e.opts.Faults)
-				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -139,6 +140,29 @@ func TestReductionWithFaultsOnRandomModels(t *testing.T) {
 	t.Logf("60 models with faults: %d attempts without reduction, %d with", full, reduced)
 }
 
+// faultyTraces explores a model whose faulted attempts carry no trace (as
+// when the engine cannot analyse one): they are expanded without the
+// reduction's races.
+func faultyTraces(t *testing.T, model [][]modelUnit, opts Options) *Summary {
+	t.Helper()
+	sum, err := Explore(context.Background(), opts, Hooks{}, func(_ context.Context, _, _ int, _ Plan, p sched.Policy) Report {
+		ds, tr, _, err := simulateModel(model, p)
+		if err != nil {
+			return Report{Diverged: true}
+		}
+		for _, d := range ds {
+			if d.Fault != sched.NoFault {
+				tr = nil
+			}
+		}
+		return Report{Decisions: ds, Trace: tr}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
 // The summary's count of alternatives covers the faults the unreduced
 // search would have queued, so that what the reduction skipped is never
 // negative (the fault soak printed "-4 of 29" before).
@@ -151,6 +175,11 @@ func TestFaultAlternativesAreCounted(t *testing.T) {
 		// what was queued is among the alternatives.
 		if sum.Attempted-1 > sum.Queued || sum.Queued > sum.Alternatives {
 			t.Fatalf("model %d: %d attempts, %d queued, %d alternatives", m, sum.Attempted, sum.Queued, sum.Alternatives)
+		}
+		// Faulted attempts without a trace (the soak's second run printed
+		// "-2 of 346" after the first fix).
+		if s := faultyTraces(t, model, Options{Faults: sched.Faults{sched.Reset}, MaxFaults: 1}); s.Queued > s.Alternatives {
+			t.Fatalf("model %d, faulted attempts untraced: %d queued, %d alternatives", m, s.Queued, s.Alternatives)
 		}
 	}
 }
