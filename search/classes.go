@@ -1,8 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"sort"
 )
 
@@ -24,19 +26,10 @@ func classOf(tr *Trace) [sha256.Size]byte {
 		keys[i] = key{ev[i].Ref.Actor, ev[i].Ref.Conn, ev[i].Ref.Unit, ev[i].Kind}
 		idx[i] = i
 	}
-	less := func(a, b key) bool {
-		if a.actor != b.actor {
-			return a.actor < b.actor
-		}
-		if a.conn != b.conn {
-			return a.conn < b.conn
-		}
-		if a.unit != b.unit {
-			return a.unit < b.unit
-		}
-		return a.kind < b.kind
-	}
-	sort.Slice(idx, func(x, y int) bool { return less(keys[idx[x]], keys[idx[y]]) })
+	slices.SortFunc(idx, func(x, y int) int {
+		a, b := keys[x], keys[y]
+		return cmp.Or(cmp.Compare(a.actor, b.actor), cmp.Compare(a.conn, b.conn), cmp.Compare(a.unit, b.unit), cmp.Compare(a.kind, b.kind))
+	})
 	rank := make([]int, len(ev)) // event index -> position in key order
 	for r, i := range idx {
 		rank[i] = r

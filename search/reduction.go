@@ -141,7 +141,8 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			e.state(keys[k]).mark(moveOf(d))
 		}
 	}
-	sleep, sleeping := e.sleepSets(ds, tr, keys)
+	first := firstEvents(tr)
+	sleep, sleeping := e.sleepSets(ds, tr, keys, first)
 	child := n.nextChild
 	queue := func(k int, units []sched.UnitRef, fault sched.Fault, then []ThenStep) {
 		if fault != sched.NoFault && faultsBefore(ds, k)+1 > e.opts.MaxFaults {
@@ -151,17 +152,12 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			e.sum.PrunedByDepth++
 			return
 		}
-		p := Plan{}
-		for _, d := range ds[:k] {
-			if d.Choice {
-				p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...), Fault: d.Fault})
-			}
-		}
+		p := ChoicesOf(ds[:k])
 		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units, Fault: fault})
 		p.Victims = n.plan.Victims
 		p.Then = then
 		if len(units) == 1 && fault == sched.NoFault {
-			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, sleep)
+			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, first, sleep)
 		}
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}

@@ -25,12 +25,11 @@ import "github.com/pginterleave/interleave/sched"
 // asleep (-1: none). Past that decision, or a decision that released a
 // pair, or one whose events are not all known, the sets are nil: nothing
 // is pruned there.
-func (e *explorer) sleepSets(ds []sched.Decision, tr *Trace, keys []stateKey) ([][]sched.UnitRef, int) {
+func (e *explorer) sleepSets(ds []sched.Decision, tr *Trace, keys []stateKey, first map[sched.UnitRef]int) ([][]sched.UnitRef, int) {
 	if !e.useSleepSets() {
 		return nil, -1
 	}
 	sleep := make([][]sched.UnitRef, len(ds))
-	first := firstEvents(tr)
 	at := make([][]int, len(ds)) // the events of each decision
 	for i := range tr.Events {
 		ev := &tr.Events[i]
@@ -98,11 +97,10 @@ func (e *explorer) sleepSets(ds []sched.Decision, tr *Trace, keys []stateKey) ([
 // independent of c (as this attempt ran them). The plan that releases c
 // hands them to the default policy (Plan.Sleep); the analysis after its
 // attempt decides what was asleep.
-func (e *explorer) sleepAfter(k int, c sched.UnitRef, ds []sched.Decision, keys []stateKey, tr *Trace, sleep [][]sched.UnitRef) []sched.UnitRef {
+func (e *explorer) sleepAfter(k int, c sched.UnitRef, ds []sched.Decision, keys []stateKey, tr *Trace, first map[sched.UnitRef]int, sleep [][]sched.UnitRef) []sched.UnitRef {
 	if !e.useSleepSets() || k >= len(sleep) {
 		return nil
 	}
-	first := firstEvents(tr)
 	ci, ok := first[c]
 	if !ok {
 		return nil
