@@ -120,6 +120,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 		Barrier:       w.schedBarrier(actx),
 		Settle:        w.env.opts.Proxy.Settle,
 	})
+	tag, keepSessions := w.sessionTag(actx)
 	proxies := make([]*netproxy.Proxy, len(sc.Actors))
 	defer func() {
 		for _, p := range proxies {
@@ -127,11 +128,16 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 				p.Close()
 			}
 		}
+		w.sweepSessions()
 	}()
 	rank := search.VictimRank(victims, len(sc.Actors))
 	for i := range sc.Actors {
+		var sessions *netproxy.Sessions
+		if keepSessions {
+			sessions = w.sessionsFor(i)
+		}
 		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: w.gateFor(at.Gate(i), i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage,
-			OptionsFor: w.withIsolation(w.victimOptions(actx, rank[i], sc.Actors[i].Name))})
+			OptionsFor: w.withIsolation(w.victimOptions(actx, rank[i], sc.Actors[i].Name)), Sessions: sessions, SessionTag: tag})
 		if err != nil {
 			return res.harness("%v", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/fingerprint"
 	"github.com/pginterleave/interleave/footprint"
+	"github.com/pginterleave/interleave/netproxy"
 	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
 )
@@ -152,6 +153,61 @@ type worker struct {
 	// pids, when set, notes each actor connection's backend pid (a
 	// paused replay shows them).
 	pids *pidBook
+	// sessions keeps each actor's server sessions from one attempt to the
+	// next (unless Proxy.FreshSessions); index = actor.
+	sessions []*netproxy.Sessions
+}
+
+// sessionsFor is actor i's kept sessions, nil with fresh sessions.
+func (w *worker) sessionsFor(i int) *netproxy.Sessions {
+	if w.env.opts.Proxy.FreshSessions {
+		return nil
+	}
+	for len(w.sessions) <= i {
+		w.sessions = append(w.sessions, netproxy.NewSessions(0))
+	}
+	return w.sessions[i]
+}
+
+// keptPids are the backends of every actor's kept sessions.
+func (w *worker) keptPids() []uint32 {
+	var out []uint32
+	for _, s := range w.sessions {
+		out = append(out, s.Pids()...)
+	}
+	return out
+}
+
+// sweepSessions ends the kept sessions no connection of the attempt just
+// ended took (see netproxy.Sessions.Sweep).
+func (w *worker) sweepSessions() {
+	for _, s := range w.sessions {
+		s.Sweep()
+	}
+}
+
+// sessionTagSQL summarises what a backend takes from the server when it
+// starts and RESET ALL (part of DISCARD ALL) returns it to: the
+// database's and roles' settings (ALTER DATABASE/ROLE ... SET, which a
+// setup may change), and the roles themselves (a role dropped and created
+// again is another role). A session kept under another summary is not
+// handed out.
+const sessionTagSQL = `SELECT md5(
+	coalesce((SELECT string_agg(format('%s %s %s %s %s', oid, rolname, rolsuper, rolcanlogin, rolconnlimit), ',' ORDER BY oid) FROM pg_roles), '')
+	|| '|' ||
+	coalesce((SELECT string_agg(format('%s %s %s', setdatabase, setrole, setconfig), ',' ORDER BY setdatabase, setrole) FROM pg_db_role_setting), ''))`
+
+// sessionTag is the summary after the attempt's setup, and whether kept
+// sessions may be used at all this attempt (not when it cannot be read).
+func (w *worker) sessionTag(ctx context.Context) (string, bool) {
+	if w.env.opts.Proxy.FreshSessions {
+		return "", false
+	}
+	var tag string
+	if err := w.control.QueryRow(ctx, sessionTagSQL).Scan(&tag); err != nil {
+		return "", false
+	}
+	return tag, true
 }
 
 func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
@@ -225,7 +281,7 @@ func (w *worker) reset(ctx context.Context) error {
 	if err := w.control.DeallocateAll(ctx); err != nil {
 		return err
 	}
-	var keep []uint32
+	keep := w.keptPids()
 	if w.barrier != nil && !w.barrier.conn.IsClosed() && w.barrier.conn.PgConn().TxStatus() == 'I' {
 		keep = append(keep, w.barrier.pid)
 	}
@@ -328,6 +384,9 @@ func (w *worker) actorConnString(port int) string {
 }
 
 func (w *worker) close(ctx context.Context) {
+	for _, s := range w.sessions {
+		s.Close()
+	}
 	if w.barrier != nil {
 		_ = w.barrier.conn.Close(ctx)
 	}

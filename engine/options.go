@@ -65,6 +65,13 @@ type ProxyOptions struct {
 	// Settle is the quiet time that ends a multi-producer actor's turn
 	// (0: 5ms).
 	Settle time.Duration
+	// FreshSessions gives every actor connection a new backend. By
+	// default an actor's session whose client ended cleanly is reset
+	// with DISCARD ALL and handed to the same actor's next connection
+	// with the same start-up (netproxy.Sessions), which saves a backend's
+	// start-up and exit per connection; code that depends on a fresh
+	// backend (its pid, state DISCARD ALL does not reset) sets this.
+	FreshSessions bool
 }
 
 // CaptureOptions say which wire captures are kept.

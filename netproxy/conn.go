@@ -57,6 +57,21 @@ type conn struct {
 	answered   bool         // the client sent an authentication response
 	loseReply  atomic.Bool  // the released unit's reply is not forwarded (fault.go)
 
+	// Kept sessions (sessions.go). greeting is the server's start-up
+	// answer when the session may be kept (or was given one), sessKey what
+	// it was started with; reused says the session came from Sessions.
+	// lastTx is the transaction status of the last ReadyForQuery. parking
+	// is set before the proxy's DISCARD ALL goes upstream; the pump sets
+	// parked, before it ends, when the answer says the session is clean.
+	greeting []byte
+	sessKey  string
+	reused   bool
+	lastTx   atomic.Uint32
+	readies  atomic.Int64 // ReadyForQuery messages after start-up
+	parking  atomic.Bool
+	parked   bool
+	keptOK   bool // park detached a clean session (serve's goroutine only)
+
 	mu         sync.Mutex
 	up         net.Conn
 	err        error // first failure
@@ -119,7 +134,11 @@ func (c *conn) serve() {
 	final := c.err
 	c.mu.Unlock()
 	if c.cg != nil && c.attached() {
-		c.cg.Closed(final)
+		if sk, ok := c.cg.(SessionKeeper); ok && c.keptOK {
+			sk.ClosedKept()
+		} else {
+			c.cg.Closed(final)
+		}
 	} else if c.starting {
 		c.p.cfg.Gate.StartFailed(c.stream, final)
 	}
@@ -238,20 +257,6 @@ func (c *conn) startup() ([]string, error) {
 				return nil, c.fail(ErrCopyBoth)
 			}
 		}
-		up, err := c.p.cfg.Dial(c.ctx)
-		if err != nil {
-			return nil, c.fail(fmt.Errorf("cannot reach PostgreSQL: %w", err))
-		}
-		c.mu.Lock()
-		if c.aborted {
-			c.mu.Unlock()
-			up.Close()
-			return nil, net.ErrClosed
-		}
-		up = wrapSocket(up)
-		c.up = up
-		c.mu.Unlock()
-		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
 		fwd := pkt
 		opts := c.p.cfg.Options
 		if c.p.cfg.OptionsFor != nil {
@@ -260,7 +265,35 @@ func (c *conn) startup() ([]string, error) {
 		if opts != "" {
 			fwd = withOptions(code, params, opts)
 		}
-		if _, err := up.Write(fwd); err != nil {
+		var kept *session
+		if pool := c.p.cfg.Sessions; pool != nil {
+			c.sessKey = sessionKey(c.p.cfg.SessionTag, code, params, opts)
+			kept = pool.take(c.sessKey)
+		}
+		var up net.Conn
+		if kept != nil {
+			up = kept.up
+		} else {
+			up, err = c.p.cfg.Dial(c.ctx)
+			if err != nil {
+				return nil, c.fail(fmt.Errorf("cannot reach PostgreSQL: %w", err))
+			}
+			up = wrapSocket(up)
+		}
+		c.mu.Lock()
+		if c.aborted {
+			c.mu.Unlock()
+			up.Close()
+			return nil, net.ErrClosed
+		}
+		c.up = up
+		c.mu.Unlock()
+		c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, pkt)
+		if kept != nil {
+			// The session is started: the server's answer to its start-up
+			// comes from what it said then (pumpStartup).
+			c.greeting, c.reused = kept.greeting, true
+		} else if _, err := up.Write(fwd); err != nil {
 			return nil, err
 		}
 		c.fr.discard()
@@ -351,11 +384,6 @@ func (c *conn) forward() error {
 			}
 			c.fr.discard()
 		case stepTerminate:
-			c.markTerminated()
-			if err := c.send(c.fr.buf[s:e]); err != nil {
-				return err
-			}
-			c.fr.discard()
 			if inflight {
 				select {
 				case <-c.done:
@@ -363,6 +391,16 @@ func (c *conn) forward() error {
 				default:
 				}
 			}
+			if c.parkable(units) {
+				c.p.cfg.Recorder.Bytes(c.stream, ClientToServer, c.fr.buf[s:e])
+				c.fr.discard()
+				return c.park()
+			}
+			c.markTerminated()
+			if err := c.send(c.fr.buf[s:e]); err != nil {
+				return err
+			}
+			c.fr.discard()
 			return c.terminate(!inflight)
 		case stepRelease:
 			if inflight {

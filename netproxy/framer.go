@@ -238,3 +238,13 @@ func (f *framer) space() ([]byte, error) {
 
 // filled records that n bytes were read into the slice space returned.
 func (f *framer) filled(n int) { f.end += n }
+
+// preload puts b in the buffer as if it had been read (a kept session's
+// start-up answer, read by the framer before anything from the socket).
+func (f *framer) preload(b []byte) {
+	if len(b) > len(f.buf) {
+		f.buf = make([]byte, len(b)+initialBuffer)
+	}
+	f.start, f.pos = 0, 0
+	f.end = copy(f.buf, b)
+}

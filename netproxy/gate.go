@@ -107,6 +107,14 @@ type ConnGate interface {
 	Closed(err error)
 }
 
+// SessionKeeper is implemented by a ConnGate that tells apart a connection
+// whose session was reset and kept (Config.Sessions): for it ClosedKept is
+// called instead of Closed(nil). Its session holds no lock any more (DISCARD
+// ALL ran, outside any transaction), though its backend lives on.
+type SessionKeeper interface {
+	ClosedKept()
+}
+
 // passGate stands in for the gate of a passthrough proxy: start-up and
 // completions have nobody to tell.
 type passGate struct{}

@@ -60,6 +60,16 @@ type Config struct {
 	// whole before it is forwarded): a message that would go over it fails
 	// its connection with ErrMemoryBudget. See Proxy.MemoryStats.
 	MaxBuffered int64
+	// Sessions, when set, keeps server sessions whose client ended
+	// cleanly and gives them to later clients with the same start-up
+	// packet (see Sessions); nil opens a new backend for every connection.
+	Sessions *Sessions
+	// SessionTag is part of what a kept session must match besides the
+	// start-up packet: the caller's summary of what a backend takes from
+	// the server when it starts and RESET ALL returns to (database and
+	// role settings), so that a session started before they changed is
+	// not handed out.
+	SessionTag string
 	// OnAcceptError, when set, is told of each failed Accept (out of file
 	// descriptors, for example) and how long the proxy waits before it
 	// accepts again. It must not block.
@@ -222,6 +232,11 @@ func (p *Proxy) routeCancel(pkt []byte) error {
 	p.cfg.Gate.Cancel(pid, forward)
 	if !forward {
 		return nil
+	}
+	if p.cfg.Sessions != nil {
+		// A cancel that reaches the backend late could cancel the next
+		// client's command: the session is not kept.
+		p.cfg.Sessions.poison(pid)
 	}
 	up, err := p.cfg.Dial(p.ctx)
 	if err != nil {

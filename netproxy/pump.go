@@ -39,6 +39,14 @@ func (c *conn) pump(params []string) {
 		}
 		return nil
 	})
+	switch {
+	case errors.Is(err, errParked):
+		c.parked = true // read by park after pumped is closed
+		return
+	case errors.Is(err, errParkFailed):
+		c.abort(nil) // not kept; the client, gone, is told nothing
+		return
+	}
 	var fe forwardError
 	if errors.As(err, &fe) {
 		c.abort(fe.err) // the client's side, or a refused COPY BOTH
@@ -100,10 +108,22 @@ func (c *conn) forwardChunk(b []byte) error {
 	if c.loseReply.Load() {
 		return c.swallowChunk(b)
 	}
+	if c.parking.Load() {
+		return c.parkChunk(b)
+	}
 	c.touch()
 	c.p.cfg.Recorder.Bytes(c.stream, ServerToClient, b)
 	c.wmu.Lock()
 	c.scan.scan(b)
+	for _, ev := range c.scan.events {
+		if ev == evReady {
+			// Counted before the client can see it: a client that ends
+			// right after this ReadyForQuery finds its unit answered
+			// (parkable).
+			c.lastTx.Store(uint32(c.scan.result.TxStatus))
+			c.readies.Add(1)
+		}
+	}
 	_, err := c.client.Write(b)
 	c.wmu.Unlock()
 	// Act on what the server said even when the client is gone: a cancelled
@@ -130,6 +150,11 @@ func (c *conn) forwardChunk(b []byte) error {
 // bytes read past that point.
 func (c *conn) pumpStartup(params []string) ([]byte, error) {
 	fr := newFramer(c.upstream(), 1<<20)
+	if c.reused {
+		fr.preload(c.greeting)
+	}
+	keep := c.p.cfg.Sessions != nil && !c.reused
+	var greeting []byte
 	for {
 		typ, s, e, err := fr.next()
 		if err != nil {
@@ -139,6 +164,11 @@ func (c *conn) pumpStartup(params []string) ([]byte, error) {
 			return nil, err
 		}
 		msg := fr.buf[s:e]
+		if keep {
+			if greeting = append(greeting, msg...); len(greeting) > maxGreeting {
+				keep, greeting = false, nil
+			}
+		}
 		switch typ {
 		case 'R':
 			if len(msg) >= 9 && binary.BigEndian.Uint32(msg[5:9]) == 10 && bytes.Contains(msg[9:], []byte("SCRAM-SHA-256-PLUS\x00")) {
@@ -164,6 +194,10 @@ func (c *conn) pumpStartup(params []string) ([]byte, error) {
 				return nil, err
 			}
 			c.cg = cg
+			if keep && reusableGreeting(greeting) {
+				c.greeting = greeting
+			}
+			c.lastTx.Store('I')
 			c.authDone.Store(true) // before the client can answer this ReadyForQuery
 			if err := c.writeClient(msg); err != nil {
 				return nil, err

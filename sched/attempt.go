@@ -423,11 +423,21 @@ func (l *lane) Complete(r *netproxy.Result) {
 }
 
 // Closed records the end of the lane's connection.
-func (l *lane) Closed(err error) {
+func (l *lane) Closed(err error) { l.close(err, false) }
+
+// ClosedKept is Closed for a connection whose session the proxy reset and
+// kept (netproxy.SessionKeeper): its locks are released though its
+// backend lives on, so the decider does not wait for that backend to exit.
+func (l *lane) ClosedKept() { l.close(nil, true) }
+
+func (l *lane) close(err error, kept bool) {
 	a := l.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	l.closed, l.done = true, nil
+	if kept {
+		l.gone = true
+	}
 	if err != nil {
 		l.info.Error = err.Error()
 		if a.laneErr == nil && !a.actors[l.info.Actor].done && netproxy.IsProxyError(err) {

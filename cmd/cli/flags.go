@@ -88,6 +88,7 @@ var attemptFlags = []flagDef{
 	{"protocol-profile", "protocol profile: sync-cycle or flush-stages", valueFlag(func(s *settings) flag.Value { return &s.opts.Proxy.Protocol }), "Proxy.Protocol"},
 	{"max-message", "largest client message the proxy accepts, in bytes (0: 256 MiB)", intFlag(func(s *settings) *int { return &s.opts.Proxy.MaxMessage }), "Proxy.MaxMessage"},
 	{"settle", "quiet time that ends a multi-producer actor's turn (0: 5ms)", durFlag(func(s *settings) *time.Duration { return &s.opts.Proxy.Settle }), "Proxy.Settle"},
+	{"fresh-sessions", "give every actor connection a new backend instead of a kept session reset with DISCARD ALL (for code that depends on a fresh backend: its pid, state DISCARD ALL does not reset)", boolFlag(func(s *settings) *bool { return &s.opts.Proxy.FreshSessions }), "Proxy.FreshSessions"},
 	{"attempt-timeout", "deadline for one attempt; a hang becomes inconclusive", durFlag(func(s *settings) *time.Duration { return &s.opts.AttemptTimeout }), "AttemptTimeout"},
 	{"capture", "keep the byte-exact wire capture of: failures, all, off", valueFlag(func(s *settings) flag.Value { return &s.opts.Capture.Mode }), "Capture.Mode"},
 	{"secret-env", "the name of an environment variable whose value is a secret to mask in everything kept and shown, like the server's password (repeat for several; the value never appears on the command line)", valueFlag(func(s *settings) flag.Value { return (*secretEnv)(&s.opts.Capture.Secrets) }), "Capture.Secrets"},

@@ -179,23 +179,26 @@ func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 			fmt.Printf("## Throughput: the repaired counter with 3 actors (90 orders, searched exhaustively %d times per row)\n\n", rounds)
 		}
 		floor := measureFloor(ctx, srv, actors, perRound*rounds)
-		fmt.Println("| workers | attempts/s | floor attempts/s (serial, same SQL) | time per attempt / floor |")
-		fmt.Println("|---|---|---|---|")
+		fmt.Println("| workers | attempts/s (kept sessions, the default) | attempts/s (--fresh-sessions) | floor attempts/s (serial, same SQL, new connections) | attempts/s / floor | fresh / floor |")
+		fmt.Println("|---|---|---|---|---|---|")
 		for _, w := range []int{1, 2, 4} {
-			attempts := 0
-			var elapsed time.Duration
-			for i := 0; i < rounds; i++ {
-				opts.Search.Workers = w
-				res, err := interleave.Explore(ctx, sc, opts)
-				if err != nil || res.Summary.Completed != res.Summary.Attempted || res.Summary.Failures > 0 {
-					fmt.Fprintln(os.Stderr, "throughput search failed:", err, res)
-					os.Exit(2)
+			var rates [2]float64
+			for k, fresh := range []bool{false, true} {
+				attempts := 0
+				var elapsed time.Duration
+				for i := 0; i < rounds; i++ {
+					opts.Search.Workers, opts.Proxy.FreshSessions = w, fresh
+					res, err := interleave.Explore(ctx, sc, opts)
+					if err != nil || res.Summary.Completed != res.Summary.Attempted || res.Summary.Failures > 0 {
+						fmt.Fprintln(os.Stderr, "throughput search failed:", err, res)
+						os.Exit(2)
+					}
+					attempts += res.Summary.Attempted
+					elapsed += res.Summary.Elapsed
 				}
-				attempts += res.Summary.Attempted
-				elapsed += res.Summary.Elapsed
+				rates[k] = float64(attempts) / elapsed.Seconds()
 			}
-			rate := float64(attempts) / elapsed.Seconds()
-			fmt.Printf("| %d | %.1f | %.1f | %.2f |\n", w, rate, floor, floor/rate)
+			fmt.Printf("| %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", w, rates[0], rates[1], floor, rates[0]/floor, rates[1]/floor)
 		}
 		fmt.Println()
 	}

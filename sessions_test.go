@@ -1,0 +1,154 @@
+package interleave_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave"
+	"github.com/pginterleave/interleave/internal/testkit/fixture"
+)
+
+// sessionProbe is an actor that fails when its session carries anything
+// an earlier connection left (a setting, a prepared statement, a temporary
+// table, an advisory lock, a LISTEN, a transaction characteristic), then
+// leaves all of those behind itself, increments the counter and notes its
+// backend pid and the lock_timeout it started with.
+type sessionProbe struct {
+	mu       sync.Mutex
+	pids     map[string][]uint32
+	timeouts []string
+}
+
+func (p *sessionProbe) actor(name string, key int) interleave.Actor {
+	return interleave.Actor{Name: name, Run: func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		var pid uint32
+		var app, iso, lockTimeout string
+		var prepared, temps, locks, listens int
+		err = c.QueryRow(ctx, `SELECT pg_backend_pid(), current_setting('application_name'),
+			current_setting('default_transaction_isolation'), current_setting('lock_timeout'),
+			(SELECT count(*) FROM pg_prepared_statements WHERE name = 'leftover'),
+			(SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema()),
+			(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
+			(SELECT count(*) FROM pg_listening_channels())`, pgx.QueryExecModeSimpleProtocol).
+			Scan(&pid, &app, &iso, &lockTimeout, &prepared, &temps, &locks, &listens)
+		if err != nil {
+			return nil, err
+		}
+		if app != "" || iso != "read committed" || prepared != 0 || temps != 0 || locks != 0 || listens != 0 {
+			return nil, fmt.Errorf("the session carried an earlier connection's state: application_name %q isolation %q prepared %d temporary relations %d advisory locks %d channels %d",
+				app, iso, prepared, temps, locks, listens)
+		}
+		p.mu.Lock()
+		p.pids[name] = append(p.pids[name], pid)
+		p.timeouts = append(p.timeouts, lockTimeout)
+		p.mu.Unlock()
+		// One unit that leaves state behind, one that writes: the search
+		// stays small (the temporary table is DDL, which the reduction
+		// does not analyse).
+		dirty := fmt.Sprintf(`SET application_name = 'dirty'; PREPARE leftover AS SELECT 1;
+			CREATE TEMP TABLE leftover_t (a int); SELECT pg_advisory_lock(%d); LISTEN leftover_channel;
+			SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ`, key)
+		for _, q := range []string{dirty, "UPDATE counter SET n = n + 1 WHERE id = 1"} {
+			if _, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+				return nil, fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil, nil
+	}}
+}
+
+func distinct(pids []uint32) int {
+	seen := map[uint32]bool{}
+	for _, p := range pids {
+		seen[p] = true
+	}
+	return len(seen)
+}
+
+// TestActorSessionsAreKeptAndReset: by default each actor's session is
+// reset and handed to its next attempt (one backend per actor for the
+// whole search), and nothing one attempt leaves in it reaches the next;
+// with FreshSessions every connection gets a new backend.
+func TestActorSessionsAreKeptAndReset(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fresh=%v", fresh), func(t *testing.T) {
+			probe := &sessionProbe{pids: map[string][]uint32{}}
+			sc := fixture.Counter(true)
+			sc.Actors = []interleave.Actor{probe.actor("alice", 1), probe.actor("bob", 2)}
+			o := opts()
+			o.Search.Workers = 1
+			o.Proxy.FreshSessions = fresh
+			res, err := interleave.Explore(fixture.Context(t), sc, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != interleave.OutcomePass || !res.Summary.Exhausted() {
+				t.Fatalf("outcome %s (exhausted %v): %s", res.Outcome, res.Summary.Exhausted(), res.Message)
+			}
+			n := res.Summary.Attempted
+			for _, actor := range []string{"alice", "bob"} {
+				pids := probe.pids[actor]
+				if len(pids) != n || n < 3 {
+					t.Fatalf("%s ran %d times in %d attempts", actor, len(pids), n)
+				}
+				want := 1
+				if fresh {
+					want = n
+				}
+				if got := distinct(pids); got != want {
+					t.Fatalf("%s had %d backends in %d attempts, want %d: %v", actor, got, n, want, pids)
+				}
+			}
+		})
+	}
+}
+
+// TestKeptSessionsFollowTheSetupsSettings: a backend takes database and
+// role settings when it starts, and RESET ALL returns to those; a setup
+// that changes them (here a database-level lock_timeout that differs in
+// every attempt) must not get a session started under the old ones.
+func TestKeptSessionsFollowTheSetupsSettings(t *testing.T) {
+	probe := &sessionProbe{pids: map[string][]uint32{}}
+	sc := fixture.Counter(true)
+	sc.Actors = []interleave.Actor{probe.actor("alice", 1), probe.actor("bob", 2)}
+	var mu sync.Mutex
+	var set []string
+	setup := sc.Setup
+	sc.Setup = func(ctx context.Context, db *pgx.Conn) error {
+		if err := setup(ctx, db); err != nil {
+			return err
+		}
+		mu.Lock()
+		v := fmt.Sprintf("%ds", 100+len(set))
+		set = append(set, v)
+		mu.Unlock()
+		_, err := db.Exec(ctx, fmt.Sprintf("DO $$BEGIN EXECUTE format('ALTER DATABASE %%I SET lock_timeout = %%L', current_database(), '%s'); END$$", v))
+		return err
+	}
+	o := opts()
+	o.Search.Workers = 1
+	res, err := interleave.Explore(fixture.Context(t), sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomePass {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	// Each attempt's two actors saw the lock_timeout its own setup set.
+	if len(probe.timeouts) != 2*len(set) {
+		t.Fatalf("%d actor runs for %d setups", len(probe.timeouts), len(set))
+	}
+	for i, got := range probe.timeouts {
+		if want := set[i/2]; got != want {
+			t.Fatalf("actor run %d saw lock_timeout %s, its setup set %s (all: %v)", i, got, want, probe.timeouts)
+		}
+	}
+}
