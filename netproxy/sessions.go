@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // Sessions keeps server sessions across the proxies of consecutive
@@ -206,23 +205,6 @@ var discardAll = func() []byte {
 // discardTag is DISCARD ALL's CommandComplete tag as the scanner keeps it.
 var discardTag = []byte("DISCARD ALL\x00")
 
-// alive reports whether a kept session's socket has nothing to read and is
-// not closed: an idle backend sends nothing, so any byte (a FATAL from a
-// termination) or the end of the stream means it is gone.
-func alive(c net.Conn) bool {
-	sc, ok := c.(*sockConn)
-	if !ok {
-		return false
-	}
-	var b [1]byte
-	live := false
-	err := sc.rc.Control(func(fd uintptr) {
-		n, _, e := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		live = n <= 0 && errors.Is(e, syscall.EAGAIN)
-	})
-	return err == nil && live
-}
-
 // reusableGreeting reports whether a start-up answer may be handed to
 // another client: it begins with AuthenticationOk (no password was asked
 // for) and ends with its first ReadyForQuery, idle.
@@ -275,7 +257,7 @@ func (c *conn) parkable(released int) bool {
 	if c.p.cfg.Sessions == nil || c.greeting == nil || c.loseReply.Load() || c.lastTx.Load() != 'I' || c.readies.Load() != int64(released) {
 		return false
 	}
-	if _, ok := c.upstream().(*sockConn); !ok {
+	if !keepable(c.upstream()) {
 		return false
 	}
 	c.wmu.Lock()

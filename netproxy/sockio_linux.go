@@ -3,6 +3,7 @@
 package netproxy
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -252,4 +253,28 @@ func readFramed(c net.Conn, fr *framer, handle func() (stop bool, err error)) er
 		return err
 	}
 	return failed
+}
+
+// alive reports whether a kept session's socket has nothing to read and is
+// not closed: an idle backend sends nothing, so any byte (a FATAL from a
+// termination) or the end of the stream means it is gone.
+func alive(c net.Conn) bool {
+	sc, ok := c.(*sockConn)
+	if !ok {
+		return false
+	}
+	var b [1]byte
+	live := false
+	err := sc.rc.Control(func(fd uintptr) {
+		n, _, e := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		live = n <= 0 && errors.Is(e, syscall.EAGAIN)
+	})
+	return err == nil && live
+}
+
+// keepable reports whether a session over c may be kept (Sessions): a
+// plain socket, whose liveness alive can check.
+func keepable(c net.Conn) bool {
+	_, ok := c.(*sockConn)
+	return ok
 }

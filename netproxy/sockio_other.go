@@ -18,3 +18,9 @@ func readLoop(c net.Conn, buf []byte, max int, handle func([]byte) error) error 
 func readFramed(c net.Conn, fr *framer, handle func() (stop bool, err error)) error {
 	return readFramedConn(c, fr, handle)
 }
+
+// keepable: sessions are kept only on Linux, where alive can check them.
+func keepable(net.Conn) bool { return false }
+
+// alive is never asked where sessions are not kept.
+func alive(net.Conn) bool { return false }
