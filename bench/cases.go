@@ -27,6 +27,7 @@ func Cases() []Case {
 	rr := func(steps ...Step) []Step {
 		return append([]Step{q("BEGIN ISOLATION LEVEL REPEATABLE READ")}, steps...)
 	}
+	accts := "CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (1, 10), (2, 10), (3, 10);"
 	ser := func(steps ...Step) []Step {
 		return append([]Step{q("BEGIN ISOLATION LEVEL SERIALIZABLE")}, steps...)
 	}
@@ -60,6 +61,45 @@ func Cases() []Case {
 		{Name: "repeatable-read-snapshot", Setup: counter, Actors: [][]Step{
 			rr(q("SELECT 1"), q("SELECT n FROM counter"), q("COMMIT")),
 			{q("UPDATE counter SET n = 7 WHERE id = 1")}}},
+		// Rows by primary key (footprint/rowkey.go): three transactions on
+		// three rows are one class; the traps keep whole relations (a second
+		// unique index, a key that changes, SERIALIZABLE, a foreign key).
+		{Name: "rows-3", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")},
+			{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("COMMIT")},
+			{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 3"), q("COMMIT")}}, Large: true},
+		{Name: "rows-3-params", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), {SQL: "UPDATE acct SET bal = bal + 1 WHERE id = $1", Args: []any{1}}, q("COMMIT")},
+			{q("BEGIN"), {SQL: "UPDATE acct SET bal = bal + 1 WHERE id = $1", Args: []any{2}}, q("COMMIT")},
+			{q("BEGIN"), {SQL: "UPDATE acct SET bal = bal + 1 WHERE id = $1", Args: []any{"3"}}, q("COMMIT")}}, Large: true},
+		{Name: "rows-mixed-3", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT bal FROM acct WHERE id = 1 FOR UPDATE"), q("UPDATE acct SET bal = bal - 1 WHERE id = 1"), q("COMMIT")},
+			{q("SELECT bal FROM acct WHERE id = 1"), {SQL: "UPDATE acct SET bal = bal + 1 WHERE id = $1 RETURNING bal", Args: []any{2}}},
+			{q("BEGIN"), q("DELETE FROM acct WHERE id = 3"), q("SELECT bal FROM acct WHERE id = 2 FOR SHARE"), q("COMMIT")}}, Large: true},
+		{Name: "rows-mixed-2", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT bal FROM acct WHERE id = 1 FOR UPDATE"), q("UPDATE acct SET bal = bal - 1 WHERE id = 1"), q("COMMIT")},
+			{q("SELECT bal FROM acct WHERE id = 1"), {SQL: "UPDATE acct SET bal = bal + 1 WHERE id = $1 RETURNING bal", Args: []any{2}}, q("DELETE FROM acct WHERE id = 3")}}},
+		{Name: "rows-repeatable-read-skew", Setup: accts, Actors: [][]Step{
+			rr(q("SELECT bal FROM acct WHERE id = 1"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 2"), keep("COMMIT")),
+			rr(q("SELECT bal FROM acct WHERE id = 2"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 1"), keep("COMMIT"))}},
+		{Name: "rows-serializable-skew", Setup: accts, Actors: [][]Step{
+			ser(q("SELECT bal FROM acct WHERE id = 1"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 2"), keep("COMMIT")),
+			ser(q("SELECT bal FROM acct WHERE id = 2"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 1"), keep("COMMIT"))}},
+		{Name: "rows-second-unique", Setup: "CREATE TABLE acct (id int PRIMARY KEY, email text UNIQUE, bal int); INSERT INTO acct VALUES (1, 'a', 0), (2, 'b', 0);",
+			Actors: [][]Step{
+				{q("BEGIN"), keep("UPDATE acct SET email = 'x' WHERE id = 1"), q("COMMIT")},
+				{q("BEGIN"), keep("UPDATE acct SET email = 'x' WHERE id = 2"), q("COMMIT")}}},
+		{Name: "rows-key-changes", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), keep("UPDATE acct SET id = 9 WHERE id = 1"), q("COMMIT")},
+			{q("BEGIN"), keep("UPDATE acct SET bal = 5 WHERE id = 9"), q("SELECT id, bal FROM acct WHERE id = 9"), q("COMMIT")}}},
+		{Name: "rows-delete-insert", Setup: accts, Actors: [][]Step{
+			{q("DELETE FROM acct WHERE id = 1")},
+			{keep("INSERT INTO acct VALUES (1, 7)"), q("SELECT bal FROM acct WHERE id = 1")},
+			{q("SELECT count(*) FROM acct"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rows-foreign-key", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct); INSERT INTO hold VALUES (1, 1);",
+			Actors: [][]Step{
+				{q("BEGIN"), keep("UPDATE hold SET acct = 2 WHERE id = 1"), q("COMMIT")},
+				{q("BEGIN"), keep("DELETE FROM acct WHERE id = 2"), q("COMMIT")}}},
 		{Name: "serializable-write-skew", Setup: "CREATE TABLE doctors (name text PRIMARY KEY, on_call bool); INSERT INTO doctors VALUES ('a', true), ('b', true);",
 			Actors: [][]Step{
 				ser(q("SELECT count(*) FROM doctors WHERE on_call"), keep("UPDATE doctors SET on_call = false WHERE name = 'a'"), keep("COMMIT")),

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
 	"github.com/pginterleave/interleave/footprint"
 	"github.com/pginterleave/interleave/sched"
@@ -201,6 +203,14 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				continue
 			}
 			var stmts []footprint.Statement
+			// A key given as a parameter is read from the unit's one Bind
+			// when it executes one statement; otherwise which Bind goes
+			// with which statement is not followed, and such keys stay
+			// whole relations.
+			var param func(int) (string, bool)
+			if len(d.Executed) == 1 && len(d.Params) == 1 {
+				param = intParam(d.Params[0])
+			}
 			classify := func(sql string) {
 				parts, ok := footprint.Split(sql)
 				if !ok {
@@ -211,7 +221,13 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 					// Each statement in the session state the ones before
 					// it left (a SET search_path earlier in the Query).
 					ss := cls.ClassifyIn(ctx, c.peek(stmts).State(), part)
-					stmts = append(stmts, ss...)
+					for _, st := range ss {
+						p := param
+						if len(parts) != 1 {
+							p = nil
+						}
+						stmts = append(stmts, footprint.ResolveKeys(st, p))
+					}
 				}
 			}
 			for _, sql := range d.Executed {
@@ -236,6 +252,30 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 		corrections += c.corrections
 	}
 	return out, corrections
+}
+
+// intParam reads the n-th of a Bind's parameters as an integer key.
+func intParam(ps []artifact.Param) func(int) (string, bool) {
+	return func(n int) (string, bool) {
+		if n < 1 || n > len(ps) {
+			return "", false
+		}
+		p := ps[n-1]
+		if p.Null {
+			return "", false
+		}
+		if !p.Binary {
+			if p.Hex != "" || len(p.Text) != p.Size {
+				return "", false // not UTF-8, or cut short
+			}
+			return footprint.IntParam(p.Text, true, nil)
+		}
+		b, err := hex.DecodeString(p.Hex)
+		if err != nil || len(b) != p.Size {
+			return "", false
+		}
+		return footprint.IntParam("", false, b)
+	}
 }
 
 // heldLockNames names the relation locks each unit's backend held after it
@@ -547,7 +587,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	// transaction was classified as touching.
 	if c.open && held != nil && !c.global {
 		for _, h := range held {
-			if !c.reads[h] && !c.writes[h] && !c.locks[h] && !c.prepared[h] {
+			if !hasRelation(c.reads, h) && !hasRelation(c.writes, h) && !hasRelation(c.locks, h) && !hasRelation(c.prepared, h) {
 				c.corrected, c.global = true, true
 				c.corrections++
 				break
@@ -567,6 +607,20 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	}
 	c.status = after
 	return ev
+}
+
+// hasRelation reports whether set names relation rel, whole or by rows
+// (footprint.RowName).
+func hasRelation(set footprint.Set, rel string) bool {
+	if set[rel] {
+		return true
+	}
+	for n := range set {
+		if r, _ := footprint.SplitName(n); r == rel {
+			return true
+		}
+	}
+	return false
 }
 
 // closeInTx makes ev, the last unit of a connection that closed inside a

@@ -21,6 +21,9 @@ type catalog struct {
 	functions     map[string]function // by session and name
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
+	// keys: tables whose rows a statement may name by key (rowkey.go),
+	// and the key column as EXPLAIN prints it.
+	keys map[string]string
 }
 
 // function is what is known of the functions a name calls.
@@ -31,7 +34,7 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		return c.catalog, nil
 	}
 	cat := &catalog{family: map[string][]string{}, parents: map[string][]string{}, children: map[string][]string{},
-		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]function{}, seqs: map[string]bool{}}
+		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]function{}, seqs: map[string]bool{}, keys: map[string]string{}}
 	pairs := func(q string, f func(a, b string)) error {
 		rows, err := c.conn.Query(ctx, q)
 		if err != nil {
@@ -130,6 +133,9 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_operator WHERE oid >= 16384)").Scan(&cat.userOperators); err != nil {
+		return nil, err
+	}
+	if err := c.loadKeys(ctx, cat); err != nil {
 		return nil, err
 	}
 	c.catalog = cat

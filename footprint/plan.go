@@ -82,8 +82,14 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	cat.expand(writes)
 	cat.expand(locks)
 	named := writes.Sorted()
+	keys := rowKeys(cat, plan, ts)
 	for _, w := range named {
 		locks.Add(cat.parents[w]...) // a child row locks its parent FOR KEY SHARE
+		if _, byKey := keys[w]; byKey && !hasSeq(ts, "default") {
+			// An UPDATE or DELETE of one row by key draws from no
+			// sequence (DEFAULT in a SET list would).
+			continue
+		}
 		writes.Add(cat.sequences[w]...)
 	}
 	// A parent row's writes check or cascade to its children, and theirs
@@ -108,6 +114,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		}
 	}
 	s.Reads, s.Writes, s.Locks = reads.Sorted(), writes.Sorted(), locks.Sorted()
+	s.Keys = keys
 	if blindForTest() {
 		s.Reads, s.Writes, s.Locks = nil, nil, nil
 	}

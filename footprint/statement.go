@@ -47,6 +47,11 @@ type Statement struct {
 	Why string
 	// Relations as schema.name; sequences as "sequence schema.name".
 	Reads, Locks, Writes []string
+	// Keys are the relations of Reads, Locks and Writes the statement
+	// touches one row of, by its primary key: "=N" for a constant, "$n"
+	// for the statement's n-th parameter (rowkey.go; ResolveKeys names the
+	// row once the parameters are known).
+	Keys map[string]string
 	// Isolation is the level a Begin or SET TRANSACTION names ("read
 	// committed", "repeatable read", "serializable"); SessionIsolation the
 	// session default a SET changes.

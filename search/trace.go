@@ -2,6 +2,7 @@ package search
 
 import (
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/pginterleave/interleave/sched"
@@ -91,8 +92,10 @@ func dependent(x, y *Event) bool {
 	if visible(x, y) || visible(y, x) {
 		return true
 	}
-	if x.Serializable && y.Serializable && (meets(x.Reads, y.Writes, y.Locks) || meets(y.Reads, x.Writes, x.Locks) ||
-		(x.EndsTx && y.EndsTx && meets(all(x), all(y)))) {
+	// SERIALIZABLE compares whole relations whatever the row keys: its
+	// predicate locks may cover index pages or the relation.
+	if x.Serializable && y.Serializable && (meetsRel(x.Reads, y.Writes, y.Locks) || meetsRel(y.Reads, x.Writes, x.Locks) ||
+		(x.EndsTx && y.EndsTx && meetsRel(all(x), all(y)))) {
 		return true
 	}
 	return false
@@ -110,7 +113,7 @@ func visible(x, y *Event) bool {
 	if y.Snapshot && len(x.TxWrites) > 0 {
 		return true // a new snapshot sees every commit
 	}
-	if x.Serializable && y.Serializable && meets(union(x.TxReads, x.TxWrites), y.Reads, y.Writes, y.Locks) {
+	if x.Serializable && y.Serializable && meetsRel(union(x.TxReads, x.TxWrites), y.Reads, y.Writes, y.Locks) {
 		return true
 	}
 	return false
@@ -157,20 +160,44 @@ func union(sets ...[]string) []string {
 	return out
 }
 
-// meets reports whether a shares a name with any of the others (all sorted).
+// meets reports whether a shares a name with any of the others (all
+// sorted). A name is a relation, or one row of it (relation, NUL, key:
+// footprint.RowName): a row meets its relation and itself, not the
+// relation's other rows.
 func meets(a []string, others ...[]string) bool {
 	for _, b := range others {
-		i, j := 0, 0
-		for i < len(a) && j < len(b) {
-			switch {
-			case a[i] == b[j]:
-				return true
-			case a[i] < b[j]:
-				i++
-			default:
-				j++
+		for _, x := range a {
+			xr, xk := splitName(x)
+			for _, y := range b {
+				yr, yk := splitName(y)
+				if xr == yr && (xk == "" || yk == "" || xk == yk) {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// meetsRel is meets on relations alone: rows of one relation meet.
+func meetsRel(a []string, others ...[]string) bool {
+	for _, b := range others {
+		for _, x := range a {
+			xr, _ := splitName(x)
+			for _, y := range b {
+				if yr, _ := splitName(y); xr == yr {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// splitName is footprint.SplitName (search does not import footprint).
+func splitName(n string) (rel, key string) {
+	if i := strings.IndexByte(n, 0); i >= 0 {
+		return n[:i], n[i+1:]
+	}
+	return n, ""
 }

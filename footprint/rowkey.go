@@ -1,0 +1,369 @@
+package footprint
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Row keys: a statement that reads, locks, updates or deletes one row of a
+// table by its primary key touches that row only, and two such statements
+// on different rows commute (docs/search.md, "Rows"). Only where nothing
+// else can make them meet:
+//   - the table is plain (no partitions, no inheritance, not temporary), with
+//     no triggers at all (which also rules out foreign keys either way: they
+//     are triggers), no rules, no row security, no function in a default,
+//     check or index;
+//   - its primary key is one integer column, and it has no other unique or
+//     exclusion index (an INSERT or an UPDATE of another unique column
+//     waits on another row with the same value; a DELETE frees one);
+//   - the plan scans the table once, and a top-level conjunct of that scan's
+//     condition is key = constant or key = $n (an external parameter: the
+//     plan has no subplan whose output parameters could be named so);
+//   - an UPDATE does not name the key column in its SET list (a row whose
+//     key changes is two rows).
+// INSERT and MERGE keep the whole table. SERIALIZABLE transactions compare
+// whole tables whatever the keys (predicate locks may cover pages or the
+// relation: a serialization failure between two rows is real behaviour).
+
+// RowName names one row of relation rel: rel, a NUL byte, the key.
+func RowName(rel, key string) string { return rel + "\x00" + key }
+
+// SplitName splits a name into its relation and row key ("" for the whole
+// relation).
+func SplitName(name string) (rel, key string) {
+	rel, key, _ = strings.Cut(name, "\x00")
+	return rel, key
+}
+
+// loadKeys fills cat.keys: the tables whose rows a statement may name by
+// key, and the key column as EXPLAIN prints it.
+func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
+	rows, err := c.conn.Query(ctx, `
+		SELECT format('%s.%s', n.nspname, c.relname), quote_ident(a.attname)
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
+		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+		WHERE c.relkind = 'r' AND c.relpersistence IN ('p', 'u') AND NOT c.relispartition AND NOT c.relhassubclass
+		  AND NOT c.relhastriggers AND NOT c.relhasrules AND NOT c.relrowsecurity
+		  AND i.indnkeyatts = 1 AND i.indnatts = 1 AND i.indexprs IS NULL AND i.indpred IS NULL
+		  AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+		  AND NOT EXISTS (SELECT 1 FROM pg_index o WHERE o.indrelid = c.oid AND NOT o.indisprimary AND (o.indisunique OR o.indisexclusion))
+		  AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid OR h.inhparent = c.oid)`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rel, col string
+		if err := rows.Scan(&rel, &col); err != nil {
+			return err
+		}
+		cat.keys[rel] = col
+	}
+	return rows.Err()
+}
+
+// scanNode is one scan of a relation in a plan.
+type scanNode struct {
+	alias string
+	conds []string
+}
+
+// planScans collects, by relation, the plan's scans (ModifyTable nodes
+// apart) and the operation of each ModifyTable node; subplans says whether
+// any node is a subplan or an initplan (whose outputs EXPLAIN prints as $n
+// too).
+func planScans(node map[string]any, scans map[string][]scanNode, ops map[string]string, subplans *bool) {
+	if _, ok := node["Subplan Name"]; ok {
+		*subplans = true
+	}
+	typ, _ := node["Node Type"].(string)
+	if rel, ok := node["Relation Name"].(string); ok {
+		schema, _ := node["Schema"].(string)
+		name := schema + "." + rel
+		if typ == "ModifyTable" {
+			op, _ := node["Operation"].(string)
+			if prev, seen := ops[name]; seen && prev != op {
+				op = "several"
+			}
+			ops[name] = op
+		} else {
+			sn := scanNode{}
+			sn.alias, _ = node["Alias"].(string)
+			for _, k := range []string{"Index Cond", "Filter", "Recheck Cond"} {
+				if s, ok := node[k].(string); ok {
+					sn.conds = append(sn.conds, s)
+				}
+			}
+			scans[name] = append(scans[name], sn)
+		}
+	}
+	for _, v := range node {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				if m, ok := e.(map[string]any); ok {
+					planScans(m, scans, ops, subplans)
+				}
+			}
+		case map[string]any:
+			planScans(x, scans, ops, subplans)
+		}
+	}
+}
+
+// rowKeys gives, for the relations of the plan that one statement touches
+// by key, the key as a template: "=N" for a constant, "$n" for a
+// parameter of the statement.
+func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
+	if len(cat.keys) == 0 {
+		return nil
+	}
+	scans, ops := map[string][]scanNode{}, map[string]string{}
+	subplans := false
+	planScans(plan, scans, ops, &subplans)
+	var out map[string]string
+	for rel, ss := range scans {
+		col, ok := cat.keys[rel]
+		if !ok || len(ss) != 1 {
+			continue
+		}
+		if _, bad := cat.complex[rel]; bad {
+			continue
+		}
+		switch ops[rel] {
+		case "", "Update", "Delete":
+		default:
+			continue
+		}
+		if ops[rel] == "Update" && setsColumn(ts, col) {
+			continue
+		}
+		tmpl := keyOf(ss[0], col)
+		if tmpl == "" || (subplans && tmpl[0] == '$') {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[rel] = tmpl
+	}
+	return out
+}
+
+// keyOf finds key = constant among the top-level conjuncts of a scan's
+// conditions.
+func keyOf(sn scanNode, col string) string {
+	qual := quoteIdent(sn.alias) + "."
+	for _, cond := range sn.conds {
+		for _, part := range conjuncts(cond) {
+			lhs, rhs, ok := strings.Cut(part, " = ")
+			if !ok || (lhs != col && lhs != qual+col) {
+				continue
+			}
+			if m := keyParam.FindStringSubmatch(rhs); m != nil {
+				return "$" + m[1]
+			}
+			if m := keyConst.FindStringSubmatch(rhs); m != nil {
+				v := m[1] + m[2]
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					continue
+				}
+				return "=" + strconv.FormatInt(n, 10)
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	keyParam = regexp.MustCompile(`^\$([1-9][0-9]*)$`)
+	// 42, or '-42'::integer (bigint, smallint): how EXPLAIN prints an
+	// integer constant.
+	keyConst = regexp.MustCompile(`^(?:(-?[0-9]+)|'(-?[0-9]+)'::(?:integer|bigint|smallint))$`)
+)
+
+// conjuncts splits a condition EXPLAIN printed, "((a = 1) AND (b > 2))" or
+// "(a = 1)", into its top-level conjuncts without their parentheses ("a =
+// 1", "b > 2"). Anything else (OR, NOT, a bare expression) gives what it
+// has, which matches no key.
+func conjuncts(cond string) []string {
+	cond = unwrap(cond)
+	var parts []string
+	depth, start := 0, 0
+	inStr := false
+	for i := 0; i < len(cond); i++ {
+		switch ch := cond[i]; {
+		case inStr:
+			if ch == '\'' {
+				inStr = false
+			}
+		case ch == '\'':
+			inStr = true
+		case ch == '(':
+			depth++
+		case ch == ')':
+			depth--
+		case depth == 0 && strings.HasPrefix(cond[i:], " AND "):
+			parts = append(parts, unwrap(cond[start:i]))
+			start = i + len(" AND ")
+			i = start - 1
+		}
+	}
+	if inStr || depth != 0 {
+		return nil
+	}
+	return append(parts, unwrap(cond[start:]))
+}
+
+// unwrap removes one pair of parentheses around the whole of s.
+func unwrap(s string) string {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return s
+	}
+	depth := 0
+	inStr := false
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case inStr:
+			if ch == '\'' {
+				inStr = false
+			}
+		case ch == '\'':
+			inStr = true
+		case ch == '(':
+			depth++
+		case ch == ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s // the first parenthesis closes before the end
+			}
+		}
+	}
+	return s[1 : len(s)-1]
+}
+
+// quoteIdent quotes an identifier as EXPLAIN prints it where it must (a
+// name that is not all lower-case letters, digits and underscores); a
+// keyword that EXPLAIN would quote too is not matched, which only loses
+// a key.
+func quoteIdent(s string) string {
+	plain := s != "" && (s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z'))
+	for i := 0; plain && i < len(s); i++ {
+		ch := s[i]
+		plain = ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// setsColumn reports whether an UPDATE's SET list (the tokens between SET
+// and the next FROM, WHERE or RETURNING at its depth) names col, as
+// EXPLAIN prints it.
+func setsColumn(ts []token, col string) bool {
+	name := col
+	quoted := strings.HasPrefix(col, `"`)
+	if quoted {
+		name = strings.ReplaceAll(col[1:len(col)-1], `""`, `"`)
+	}
+	in := false
+	depth := 0
+	for _, t := range ts {
+		if !in {
+			if t.kind == tokWord && t.text == "set" {
+				in, depth = true, t.depth
+			}
+			continue
+		}
+		if t.depth == depth && t.kind == tokWord && (t.text == "from" || t.text == "where" || t.text == "returning") {
+			in = false
+			continue
+		}
+		if t.kind == tokWord && !quoted && t.text == name {
+			return true
+		}
+		if t.kind == tokQuoted && t.text == name {
+			return true
+		}
+		// DEFAULT in a SET list may call a sequence; a key named any other
+		// way (a row constructor's column list) is found above.
+	}
+	return false
+}
+
+// ResolveKeys returns s with each relation it touches by key renamed to
+// that row (RowName), the key's parameters read through param (the n-th
+// parameter of the statement as a decimal integer, and whether it is
+// one). A key that cannot be resolved leaves its relation whole. s itself
+// (shared by a cache) is not changed.
+func ResolveKeys(s Statement, param func(n int) (string, bool)) Statement {
+	if len(s.Keys) == 0 {
+		return s
+	}
+	rows := map[string]string{}
+	for rel, tmpl := range s.Keys {
+		switch {
+		case strings.HasPrefix(tmpl, "="):
+			rows[rel] = RowName(rel, tmpl[1:])
+		case strings.HasPrefix(tmpl, "$") && param != nil:
+			n, err := strconv.Atoi(tmpl[1:])
+			if err != nil {
+				continue
+			}
+			if v, ok := param(n); ok {
+				rows[rel] = RowName(rel, v)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return s
+	}
+	rename := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, r := range list {
+			if row, ok := rows[r]; ok {
+				r = row
+			}
+			out[i] = r
+		}
+		sort.Strings(out)
+		return out
+	}
+	s.Reads, s.Writes, s.Locks = rename(s.Reads), rename(s.Writes), rename(s.Locks)
+	return s
+}
+
+// IntParam reads a bound parameter as an integer key: a text value as
+// PostgreSQL's integer input reads it (spaces around, an optional sign),
+// or a binary int2, int4 or int8.
+func IntParam(text string, isText bool, binary []byte) (string, bool) {
+	if isText {
+		t := strings.TrimSpace(text)
+		t = strings.TrimPrefix(t, "+")
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || t == "" || strings.HasPrefix(t, "+") {
+			return "", false
+		}
+		return strconv.FormatInt(n, 10), true
+	}
+	var n int64
+	switch len(binary) {
+	case 2:
+		n = int64(int16(uint16(binary[0])<<8 | uint16(binary[1])))
+	case 4:
+		n = int64(int32(uint32(binary[0])<<24 | uint32(binary[1])<<16 | uint32(binary[2])<<8 | uint32(binary[3])))
+	case 8:
+		for _, b := range binary {
+			n = n<<8 | int64(b)
+		}
+	default:
+		return "", false
+	}
+	return strconv.FormatInt(n, 10), true
+}
