@@ -132,6 +132,7 @@ var genModules = []struct {
 	{2, (*generator).modAdvisory},
 	{3, (*generator).modSearchPath},
 	{2, (*generator).modRowSecurity},
+	{4, (*generator).modRows},
 }
 
 func (g *generator) build() Case {
@@ -512,6 +513,31 @@ func (g *generator) modCounter() *genModule {
 		// A temporary table that hides acct for the session's later
 		// unqualified statements.
 		{sql: "CREATE TEMP TABLE IF NOT EXISTS acct (id int, bal int); INSERT INTO acct VALUES (1, 100)", tags: []string{"temp-table", "temp-shadow"}},
+	}
+	return m
+}
+
+// modRows: statements on one row by primary key, which the reduction
+// treats row by row (footprint/rowkey.go), beside what must keep the whole
+// table: a key that changes, an insert of a deleted key, SKIP LOCKED, a
+// sum, LOCK TABLE.
+func (g *generator) modRows() *genModule {
+	m := &genModule{name: "rows", setup: "CREATE TABLE slot (id int PRIMARY KEY, v int NOT NULL);\nINSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);"}
+	m.ops = []genOp{
+		{sql: "UPDATE slot SET v = v + {a} WHERE id = 1 RETURNING v"},
+		{sql: "UPDATE slot SET v = v * 2 + 1 WHERE id = 2 RETURNING v"},
+		{sql: "UPDATE slot SET v = v - 1 WHERE id = 3 AND v > -3 RETURNING v"},
+		{sql: "SELECT v FROM slot WHERE id = 2"},
+		{sql: "SELECT v FROM slot WHERE id = 3 FOR SHARE"},
+		{sql: "SELECT v FROM slot WHERE id = 1 FOR UPDATE"},
+		{sql: "SELECT v FROM slot WHERE id = 3 FOR UPDATE SKIP LOCKED", tags: []string{"skip-locked"}},
+		{sql: "SELECT v FROM slot WHERE id = 2 FOR UPDATE NOWAIT", fail: true, tags: []string{"nowait"}},
+		{sql: "DELETE FROM slot WHERE id = 3 RETURNING v"},
+		{sql: "INSERT INTO slot VALUES (3, {a})", fail: true},
+		{sql: "UPDATE slot SET id = 4 WHERE id = 2 RETURNING id", fail: true, tags: []string{"key-change"}},
+		{sql: "UPDATE slot SET v = v + 10 WHERE id = 4 RETURNING v"},
+		{sql: "SELECT sum(v) FROM slot"},
+		{sql: "SELECT count(*) FROM slot WHERE v > 0"},
 	}
 	return m
 }
