@@ -522,6 +522,7 @@ func (g *generator) modCounter() *genModule {
 // table: a key that changes, an insert of a deleted key, SKIP LOCKED, a
 // sum, LOCK TABLE.
 func (g *generator) modRows() *genModule {
+	g.tag("rows-by-key")
 	m := &genModule{name: "rows", setup: "CREATE TABLE slot (id int PRIMARY KEY, v int NOT NULL);\nINSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);"}
 	m.ops = []genOp{
 		{sql: "UPDATE slot SET v = v + {a} WHERE id = 1 RETURNING v"},
