@@ -194,27 +194,15 @@ var (
 func conjuncts(cond string) []string {
 	cond = unwrap(cond)
 	var parts []string
-	depth, start := 0, 0
-	inStr := false
-	for i := 0; i < len(cond); i++ {
-		switch ch := cond[i]; {
-		case inStr:
-			if ch == '\'' {
-				inStr = false
-			}
-		case ch == '\'':
-			inStr = true
-		case ch == '(':
-			depth++
-		case ch == ')':
-			depth--
-		case depth == 0 && strings.HasPrefix(cond[i:], " AND "):
+	start := 0
+	ok := outside(cond, func(i, depth int) bool {
+		if depth == 0 && i >= start && strings.HasPrefix(cond[i:], " AND ") {
 			parts = append(parts, unwrap(cond[start:i]))
 			start = i + len(" AND ")
-			i = start - 1
 		}
-	}
-	if inStr || depth != 0 {
+		return true
+	})
+	if !ok {
 		return nil
 	}
 	return append(parts, unwrap(cond[start:]))
@@ -225,26 +213,43 @@ func unwrap(s string) string {
 	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
 		return s
 	}
+	whole := true
+	outside(s, func(i, depth int) bool {
+		if depth == 0 && i < len(s)-1 {
+			whole = false // the first parenthesis closed before the end
+		}
+		return whole
+	})
+	if !whole {
+		return s
+	}
+	return s[1 : len(s)-1]
+}
+
+// outside calls f for each byte of s outside string constants, with the
+// parenthesis depth after it, until f returns false; it reports whether s
+// ends outside any string and parenthesis.
+func outside(s string, f func(i, depth int) bool) bool {
 	depth := 0
 	inStr := false
 	for i := 0; i < len(s); i++ {
 		switch ch := s[i]; {
 		case inStr:
-			if ch == '\'' {
-				inStr = false
-			}
+			inStr = ch != '\''
+			continue
 		case ch == '\'':
 			inStr = true
+			continue
 		case ch == '(':
 			depth++
 		case ch == ')':
 			depth--
-			if depth == 0 && i != len(s)-1 {
-				return s // the first parenthesis closes before the end
-			}
+		}
+		if !f(i, depth) {
+			return false
 		}
 	}
-	return s[1 : len(s)-1]
+	return !inStr && depth == 0
 }
 
 // quoteIdent quotes an identifier as EXPLAIN prints it where it must (a

@@ -128,16 +128,7 @@ func (s *Sessions) Close() {
 // is still there, or nil.
 func (s *Sessions) take(key string) *session {
 	for {
-		s.mu.Lock()
-		var x *session
-		for i, y := range s.idle {
-			if y.key == key {
-				x = y
-				s.idle = append(s.idle[:i], s.idle[i+1:]...)
-				break
-			}
-		}
-		s.mu.Unlock()
+		x := s.remove(func(y *session) bool { return y.key == key })
 		if x == nil {
 			return nil
 		}
@@ -149,6 +140,20 @@ func (s *Sessions) take(key string) *session {
 		}
 		x.up.Close()
 	}
+}
+
+// remove takes the first kept session that match accepts out of the idle
+// list, or returns nil.
+func (s *Sessions) remove(match func(*session) bool) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, y := range s.idle {
+		if match(y) {
+			s.idle = append(s.idle[:i], s.idle[i+1:]...)
+			return y
+		}
+	}
+	return nil
 }
 
 // keep adds x, or ends it when it may not be kept.
@@ -171,17 +176,9 @@ func (s *Sessions) keep(x *session) {
 func (s *Sessions) poison(pid uint32) {
 	s.mu.Lock()
 	s.poisoned[pid] = true
-	var drop *session
-	for i, x := range s.idle {
-		if x.pid == pid {
-			drop = x
-			s.idle = append(s.idle[:i], s.idle[i+1:]...)
-			break
-		}
-	}
 	s.mu.Unlock()
-	if drop != nil {
-		drop.end()
+	if x := s.remove(func(y *session) bool { return y.pid == pid }); x != nil {
+		x.end()
 	}
 }
 
