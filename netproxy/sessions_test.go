@@ -179,8 +179,22 @@ func TestSessionsThatMustNotBeKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1::int, 5000)", int32(pid)); err != nil {
+		// pg_terminate_backend's timeout argument is PostgreSQL 14's:
+		// terminate, then wait for the backend to go.
+		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1::int)", int32(pid)); err != nil {
 			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			var n int
+			if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", int32(pid)).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("backend %d still there 10 s after pg_terminate_backend", pid)
+			}
 		}
 		p2 := sessionProxy(t, s, "")
 		c2, pid2 := connectPID(t, p2)

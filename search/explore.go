@@ -442,6 +442,7 @@ const maxSeenSchedules = 1 << 18
 // expandFor queues what follows an attempt: the alternatives its races call
 // for under reduction, every alternative otherwise; e.mu held.
 func (e *explorer) expandFor(n *node, seq int, rep Report) {
+	n.deadlocked = len(rep.Deadlocks) > 0
 	if e.opts.Reduction == POR && e.expandReduced(n, seq, rep.Decisions, rep.Trace, rep.Behaviour) {
 		e.expandFaults(n, seq, rep.Decisions)
 		return

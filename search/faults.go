@@ -86,7 +86,7 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 	child := n.nextChild
 	var keys []stateKey
 	if e.opts.Reduction == POR {
-		keys = stateKeys(ds, n.plan.Victims)
+		keys = stateKeys(ds, n.reducedVictims())
 	}
 	for k, d := range ds {
 		if d.Step <= last || len(d.Released) != 1 {
@@ -116,7 +116,7 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 						e.sum.PrunedByDepth++
 						continue
 					}
-					p = Plan{Choices: ChoicesOf(ds[:k]).Choices, Victims: n.plan.Victims}
+					p = Plan{Choices: ChoicesOf(ds[:k]).Choices, Victims: n.reducedVictims()}
 					p.Choices = append(p.Choices, Choice{Step: d.Step, Units: []sched.UnitRef{cand.Ref}, Fault: f})
 				} else {
 					if e.opts.MaxDepth > 0 && n.depth+1 > e.opts.MaxDepth {

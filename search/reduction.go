@@ -135,7 +135,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		return false
 	}
 	e.sum.LockCorrections += tr.Corrections
-	keys := stateKeys(ds, n.plan.Victims)
+	keys := stateKeys(ds, n.reducedVictims())
 	for k, d := range ds {
 		if len(d.Released) > 0 {
 			e.state(keys[k]).mark(moveOf(d))
@@ -154,7 +154,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		}
 		p := ChoicesOf(ds[:k])
 		p.Choices = append(p.Choices, Choice{Step: ds[k].Step, Units: units, Fault: fault})
-		p.Victims = n.plan.Victims
+		p.Victims = n.reducedVictims()
 		p.Then = then
 		if len(units) == 1 && fault == sched.NoFault {
 			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, first, sleep)
