@@ -154,13 +154,13 @@ type worker struct {
 	// paused replay shows them).
 	pids *pidBook
 	// sessions keeps each actor's server sessions from one attempt to the
-	// next (unless Proxy.FreshSessions); index = actor.
+	// next (with Proxy.KeepSessions); index = actor.
 	sessions []*netproxy.Sessions
 }
 
 // sessionsFor is actor i's kept sessions, nil with fresh sessions.
 func (w *worker) sessionsFor(i int) *netproxy.Sessions {
-	if w.env.opts.Proxy.FreshSessions {
+	if !w.env.opts.Proxy.KeepSessions {
 		return nil
 	}
 	for len(w.sessions) <= i {
@@ -200,7 +200,7 @@ const sessionTagSQL = `SELECT md5(
 // sessionTag is the summary after the attempt's setup, and whether kept
 // sessions may be used at all this attempt (not when it cannot be read).
 func (w *worker) sessionTag(ctx context.Context) (string, bool) {
-	if w.env.opts.Proxy.FreshSessions {
+	if !w.env.opts.Proxy.KeepSessions {
 		return "", false
 	}
 	var tag string
