@@ -248,6 +248,9 @@ type Differential struct {
 	// Corrections: units the reduced search made global because
 	// PostgreSQL held a relation lock outside their footprint.
 	Corrections int
+	// Reruns: extra runs, in both searches, of plans that could not be
+	// followed the first time (a deadlock victim out of order).
+	Reruns int
 }
 
 // RunDifferential explores c with and without reduction on server opts
@@ -273,6 +276,7 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 		if res.Outcome != interleave.OutcomePass {
 			return nil, fmt.Errorf("%s (reduction %s): %s: %s", c.Name, red, res.Outcome, res.Message)
 		}
+		d.Reruns += res.Summary.Reruns
 		if i == 0 {
 			d.Full, d.FullTime, d.FullStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
 			d.Classes = res.Summary.Classes

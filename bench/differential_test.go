@@ -31,7 +31,7 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d behaviours, %d classes; %d orders without reduction (%v), %d with (%v) in %d classes; %d lock corrections", d.Behaviours, d.Classes, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond), d.ReducedClasses, d.Corrections)
+			t.Logf("%d behaviours, %d classes; %d orders without reduction (%v), %d with (%v) in %d classes; %d lock corrections, %d reruns", d.Behaviours, d.Classes, d.Full, d.FullTime.Round(time.Millisecond), d.Reduced, d.ReduceTime.Round(time.Millisecond), d.ReducedClasses, d.Corrections, d.Reruns)
 			if *sourceSets {
 				o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2, SourceSetsOnly: true}}
 				n, err := ReducedOrders(ctx, c, o)

@@ -37,8 +37,8 @@ func TestThreeActorRepairs(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := fix.Summary
-			t.Logf("repair: %s, %s: %d orders in %v (diverged %d, pending %d, victim choices %d, alternatives %d, queued %d, asleep %d)",
-				fix.Outcome, s.StopReason, s.Attempted, time.Since(start).Round(time.Millisecond), s.Diverged, s.Pending, s.VictimChoices, s.Alternatives, s.Queued, s.Asleep)
+			t.Logf("repair: %s, %s: %d orders in %v (diverged %d, reruns %d, pending %d, victim choices %d, alternatives %d, queued %d, asleep %d)",
+				fix.Outcome, s.StopReason, s.Attempted, time.Since(start).Round(time.Millisecond), s.Diverged, s.Reruns, s.Pending, s.VictimChoices, s.Alternatives, s.Queued, s.Asleep)
 			if fix.Outcome != interleave.OutcomePass || !s.Exhausted() {
 				t.Errorf("repair not proved: %s: %s", fix.Outcome, fix.Message)
 			}

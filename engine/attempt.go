@@ -32,6 +32,9 @@ type attemptResult struct {
 	Started   time.Time
 	Duration  time.Duration
 	Victims   []int // the deadlock-victim order the attempt ran with
+	// WrongVictim says which deadlock aborted another actor than the
+	// victim order planned (victims.go); empty when none did.
+	WrongVictim string
 }
 
 // serverTerminated is pgserver.Terminated after an attempt ended with
@@ -206,6 +209,11 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 	mu.Unlock()
 	res.Sched = at.Result()
 	res.SchedErr = schedErr
+	if !w.env.noVictimChoice.Load() {
+		why, n := wrongVictims(res.Sched, rank)
+		res.WrongVictim = why
+		w.timers.note(n, why != "")
+	}
 	if errors.Is(schedErr, sched.ErrInterference) {
 		w.env.exclusive.Store(true) // the next attempts run alone
 	}

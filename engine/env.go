@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -156,6 +155,10 @@ type worker struct {
 	// sessions keeps each actor's server sessions from one attempt to the
 	// next (with Proxy.KeepSessions); index = actor.
 	sessions []*netproxy.Sessions
+	// timers is how far the actors' deadlock timeouts are stretched
+	// (victims.go): raised when PostgreSQL aborted another victim than
+	// the planned one, lowered again after deadlocks that went as planned.
+	timers timerScale
 }
 
 // sessionsFor is actor i's kept sessions, nil with fresh sessions.
@@ -288,30 +291,6 @@ func (w *worker) reset(ctx context.Context) error {
 	return pgserver.ResetDatabase(ctx, w.control, w.db, w.pristine, keep...)
 }
 
-// deadlockTimeout is an actor's deadlock_timeout for its place in the
-// victim order: PostgreSQL aborts the waiter whose timeout ends first
-// after the cycle closed. A waiter that began waiting earlier runs its
-// check earlier too, so the spacing must exceed the time between the
-// waits of one cycle (the scheduler's lock-wait confirmation, its
-// decision, the next send): 300 ms was not enough on a machine under a
-// load average of 8 (the differential test's deadlock-retry diverged), so
-// the first in the order waits 300 ms and each next one 1.5 s more. A
-// two-actor deadlock always ends after the first's 300 ms; only a cycle
-// without the first actor waits longer.
-func deadlockTimeout(rank int) time.Duration {
-	return 300*time.Millisecond + time.Duration(rank)*1500*time.Millisecond
-}
-
-// deadlockOptions are the command-line options an actor's backends start
-// with, given by its proxy: its deadlock_timeout for its place in the
-// victim order; none where the role may not set it.
-func (w *worker) deadlockOptions(rank int) string {
-	if w.env.noVictimChoice.Load() {
-		return ""
-	}
-	return fmt.Sprintf("-c deadlock_timeout=%dms", deadlockTimeout(rank).Milliseconds())
-}
-
 // victimOptions gives each connection of an actor its deadlock_timeout for
 // the actor's place in the victim order, when the role it connects as may
 // set it. An actor that connects as a role of its own (an application
@@ -320,7 +299,7 @@ func (w *worker) deadlockOptions(rank int) string {
 // from then on no victim is chosen in this run (PostgreSQL's own timeout
 // decides, and the search offers no victim choices); the summary says so.
 func (w *worker) victimOptions(ctx context.Context, rank int, actor string) func([]string) string {
-	opts := w.deadlockOptions(rank)
+	opts := w.deadlockOptions(rank, w.timers.level)
 	if opts == "" {
 		return nil
 	}

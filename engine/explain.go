@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pginterleave/interleave/sched"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ func Explain(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Expl
 	}
 	// The recorded order first, as it is: the reversals and the level runs
 	// are evidence only if it still fails the same way with this code.
-	base := w.run(ctx, &sc, &orderPolicy{want: recordedOrder(rec), names: names}, victims)
+	base := w.runPlanned(ctx, &sc, func() sched.Policy { return &orderPolicy{want: recordedOrder(rec), names: names} }, victims)
 	if !base.Outcome.Failed() || artifact.FailureFingerprint(string(base.Outcome), base.Message) != rec.Outcome.FailureFingerprint {
 		how := string(base.Outcome)
 		if m := firstLine(base.Message); m != "" {
@@ -306,7 +307,7 @@ func (w *worker) criticalPair(ctx context.Context, sc *Scenario, rec *artifact.A
 		if !ok {
 			continue
 		}
-		r := w.run(ctx, sc, &orderPolicy{want: order, names: names}, victims)
+		r := w.runPlanned(ctx, sc, func() sched.Policy { return &orderPolicy{want: order, names: names} }, victims)
 		pair.Tried = append(pair.Tried, explain.Trial{First: c[0], Second: c[1], Outcome: string(r.Outcome), Message: r.Message})
 		if r.Outcome == OutcomePass {
 			pair.Found = true
@@ -464,7 +465,7 @@ func (w *worker) levelRun(ctx context.Context, sc *Scenario, rec *artifact.Artif
 		}}
 	}
 	names := sc.ActorNames()
-	r := w.run(ctx, &retrying, &orderPolicy{want: recordedOrder(rec), names: names}, victimsOf(rec, names))
+	r := w.runPlanned(ctx, &retrying, func() sched.Policy { return &orderPolicy{want: recordedOrder(rec), names: names} }, victimsOf(rec, names))
 	out := explain.LevelRun{Level: level, Outcome: string(r.Outcome), Message: r.Message, Held: r.Outcome == OutcomePass}
 	if r.Sched != nil {
 		a := w.env.recordAttempt(&retrying, "explain", r)

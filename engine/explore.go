@@ -134,7 +134,10 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			rep.Decisions = r.Sched.Decisions
 		}
 		interfered := errors.Is(r.SchedErr, sched.ErrInterference)
-		if (reduce || so.CountClasses) && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered {
+		// A sampled strategy takes whatever victim PostgreSQL chose; a
+		// systematic one keys what it learns by the victim order.
+		wrongVictim := r.WrongVictim != "" && r.Outcome != OutcomeHarnessError && !so.Strategy.Sampled()
+		if (reduce || so.CountClasses) && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered && !wrongVictim {
 			rep.Trace = w.reductionTrace(ctx, r)
 			if reduce && so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
 				rep.Behaviour = w.behaviour(ctx, r)
@@ -146,6 +149,12 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			// (env.exclusive), as a plan that could not be followed does.
 			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
 			rep.DivergedAt = r.SchedErr.Error()
+		case wrongVictim:
+			// The victim was not the planned one: the attempt is not the
+			// plan's, and runs again with longer deadlock timeouts.
+			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
+			rep.DivergedAt = r.WrongVictim
+			rep.Deadlocks = nil
 		case r.Outcome == OutcomeHarnessError:
 			rep.Stop = errors.New(r.Message)
 			mu.Lock()

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/pginterleave/interleave/sched"
 	"time"
 
 	"github.com/pginterleave/interleave/artifact"
@@ -106,7 +107,7 @@ func Minimize(ctx context.Context, sc Scenario, rec *artifact.Artifact, opts Min
 		}
 		for i := 0; i < tries; i++ {
 			res.Attempts++
-			r := w.run(ctx, &sc, &search.ChoicePolicy{Specs: cand}, victimsOf(rec, sc.ActorNames()))
+			r := w.runPlanned(ctx, &sc, func() sched.Policy { return &search.ChoicePolicy{Specs: cand} }, victimsOf(rec, sc.ActorNames()))
 			if r.Outcome.Failed() && artifact.FailureFingerprint(string(r.Outcome), r.Message) == rec.Outcome.FailureFingerprint {
 				best = e.recordAttempt(&sc, "minimize", r)
 				return search.SpecsOf(r.Sched.Decisions), true

@@ -268,7 +268,7 @@ func deadlocks(r *attemptResult) []search.Deadlock {
 	}
 	var out []search.Deadlock
 	for _, u := range r.Sched.Units {
-		if u.SQLState != "40P01" {
+		if u.SQLState != sched.SQLStateDeadlock {
 			continue
 		}
 		d := []int{u.Ref.Actor}

@@ -170,6 +170,7 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 	var a *artifact.Artifact
 	var guided *search.GuidedPolicy
 	var mm *search.Mismatch
+	wrongVictims := 0
 	for i := 0; i < repeat; i++ {
 		var policy sched.Policy
 		if opts.Guided {
@@ -180,6 +181,13 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 		}
 		policy = w.pausing(ctx, policy, rec, opts)
 		r = w.run(ctx, sc, policy, victimsOf(rec, sc.ActorNames()))
+		if r.WrongVictim != "" && wrongVictims < search.DivergeRetries && ctx.Err() == nil {
+			// A deadlock timer ended out of the recorded victim order:
+			// the worker's timeouts are longer now; the same order again.
+			wrongVictims++
+			i--
+			continue
+		}
 		res.Attempts = i + 1
 		mode := "replay"
 		if opts.Guided {

@@ -33,6 +33,7 @@ type backendScanner struct {
 	tags     []byte
 	sqlstate [5]byte
 	errMsg   []byte
+	errDet   []byte
 
 	pid    uint32
 	key    []byte
@@ -49,6 +50,7 @@ type backendScanner struct {
 func (s *backendScanner) resetResult() {
 	s.tags = s.tags[:0]
 	s.errMsg = s.errMsg[:0]
+	s.errDet = s.errDet[:0]
 	s.result = Result{}
 }
 
@@ -161,6 +163,9 @@ func (s *backendScanner) parseError(b []byte) {
 		case 'M':
 			s.errMsg = append(s.errMsg[:0], val...)
 			s.result.Error = s.errMsg
+		case 'D':
+			s.errDet = append(s.errDet[:0], val...)
+			s.result.Detail = s.errDet
 		}
 		if end >= len(b) {
 			return

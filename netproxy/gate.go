@@ -70,6 +70,7 @@ type Result struct {
 	Rows     int    // DataRow messages
 	SQLState []byte // of the first ErrorResponse, or empty
 	Error    []byte // message of the first ErrorResponse, or empty
+	Detail   []byte // its DETAIL field, or empty
 	Copy     byte   // 'G' (copy in) or 'H' (copy out) when the unit ran COPY
 }
 

@@ -411,6 +411,9 @@ func (l *lane) Complete(r *netproxy.Result) {
 	}
 	if len(r.SQLState) > 0 {
 		u.SQLState, u.Error = string(r.SQLState), string(r.Error)
+		if u.SQLState == SQLStateDeadlock {
+			u.DeadlockDetail = string(r.Detail)
+		}
 	}
 	l.state, l.unit, l.waiting = laneIdle, nil, false
 	if r.TxStatus == 'T' || r.TxStatus == 'E' {

@@ -54,6 +54,10 @@ type Policy interface {
 	Choose(step int, cands []Candidate) ([]int, error)
 }
 
+// SQLStateDeadlock is PostgreSQL's deadlock_detected: the unit's backend
+// was the victim of a deadlock.
+const SQLStateDeadlock = "40P01"
+
 // LockWait is a lock wait PostgreSQL reported for a released unit.
 type LockWait struct {
 	Step     int // decisions made when the wait was first seen
@@ -86,9 +90,14 @@ type UnitRecord struct {
 	Rows      int
 	SQLState  string
 	Error     string
-	Copy      byte
-	LockWaits []LockWait
-	Pair      bool // released together with another unit
+	// DeadlockDetail is the DETAIL of a deadlock_detected error (40P01):
+	// PostgreSQL's account of the cycle, one "Process N waits for ...;
+	// blocked by process M." line per member, the way the engine checks
+	// that the planned victim was the one aborted. Empty for other units.
+	DeadlockDetail string
+	Copy           byte
+	LockWaits      []LockWait
+	Pair           bool // released together with another unit
 	// HeldLocks are the relation locks the unit's backend held once the
 	// unit had completed inside a transaction (pg_locks, read before the
 	// next decision), for the reduction's cross-check of its

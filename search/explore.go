@@ -289,6 +289,7 @@ func (e *explorer) worker(ctx context.Context, w int) {
 					diverged++
 					continue
 				}
+				rep.reruns = diverged
 				// A pair lets PostgreSQL decide the interleaving: a passing
 				// run does not clear the plan, so it runs again.
 				if rep.Failed || rep.Stop != nil || rep.Diverged || try >= e.opts.PairRepeats || !endsWithPair(n.plan) || !e.retryAllowed() {
@@ -355,6 +356,7 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		return
 	}
 	s.Attempted++
+	s.Reruns += rep.reruns
 	e.countFaults(rep)
 	if len(rep.Decisions) > e.maxSteps {
 		e.maxSteps = len(rep.Decisions)

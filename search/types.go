@@ -20,6 +20,9 @@ type Report struct {
 	Trace *Trace
 	// DivergedAt says where a plan could not be followed.
 	DivergedAt string
+	// reruns is how many times the plan ran again after diverging
+	// (filled in by the explorer).
+	reruns int
 	// Deadlocks lists the deadlocks PostgreSQL broke: the search also
 	// tries the same order with each other participant aborted.
 	Deadlocks []Deadlock
@@ -151,6 +154,10 @@ type Summary struct {
 	PrunedByBytes int // children not queued because of FrontierBytes
 	Distinct      int // distinct schedules run
 	Retries       int // extra runs of plans ending with a pair
+	// Reruns counts the extra runs of plans that could not be followed
+	// the first time (a deadlock timer that ended out of the victim
+	// order, a pool's timing) and were run again.
+	Reruns int
 	// Under partial-order reduction: Alternatives is how many the
 	// unreduced search would have queued from the attempts run, Queued how
 	// many the races called for; the rest were skipped as equivalent
