@@ -73,29 +73,13 @@ func TestWrongVictimsComparesTheCycleWithTheOrder(t *testing.T) {
 // its own account then the next; units 0 BEGIN, 1 its own row, 2 the next
 // row, 3 COMMIT. None retries.
 func cycleScenario() Scenario {
-	actor := func(from, to int) func(context.Context, string) (any, error) {
-		return func(ctx context.Context, cs string) (any, error) {
-			c, err := pgx.Connect(ctx, cs)
-			if err != nil {
-				return nil, err
-			}
-			defer c.Close(context.Background())
-			for _, q := range []string{"BEGIN", fmt.Sprintf("UPDATE accounts SET bal = bal - 1 WHERE id = %d", from),
-				fmt.Sprintf("UPDATE accounts SET bal = bal + 1 WHERE id = %d", to), "COMMIT"} {
-				if _, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
-					return nil, err
-				}
-			}
-			return "moved", nil
-		}
-	}
 	return Scenario{
 		Name: "cycle",
 		Setup: func(ctx context.Context, db *pgx.Conn) error {
 			_, err := db.Exec(ctx, "CREATE TABLE accounts (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO accounts VALUES (1, 0), (2, 0), (3, 0)")
 			return err
 		},
-		Actors:            []Actor{{Name: "a", Run: actor(1, 2)}, {Name: "b", Run: actor(2, 3)}, {Name: "c", Run: actor(3, 1)}},
+		Actors:            []Actor{{Name: "a", Run: transferRun(1, 2)}, {Name: "b", Run: transferRun(2, 3)}, {Name: "c", Run: transferRun(3, 1)}},
 		HandleActorErrors: true,
 		Invariant:         func(context.Context, *pgx.Conn, []ActorResult) error { return nil },
 	}
@@ -197,5 +181,92 @@ func TestDeadlockVictimsFollowTheOrder(t *testing.T) {
 	r = w.run(ctx, &sc, &actorsPolicy{pause: pause}, []int{0, 1, 2})
 	if r.WrongVictim != "" || victimOf(r) != 0 {
 		t.Fatalf("at level %d (first timeout %v), actor %d was aborted: %s", w.timers.level, victimTimers[w.timers.level].first, victimOf(r), r.WrongVictim)
+	}
+}
+
+// TestNothingIsReleasedDuringADeadlock: c's units stay pending while a
+// and b deadlock; the next release comes after PostgreSQL aborted the
+// victim, whatever the deadlock timeouts, so the units pending at each
+// decision do not depend on when a timer ended.
+func TestNothingIsReleasedDuringADeadlock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	o, err := Options{Server: ServerOptions{Use: srv}}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := openEnv(ctx, o, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	w, err := e.newWorker(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close(ctx)
+	// a moves 1 to 2, b 2 to 1: they deadlock; c moves 3 to 3 beside them.
+	sc := cycleScenario()
+	sc.Actors[1].Run = transferRun(2, 1)
+	sc.Actors[2].Run = transferRun(3, 3)
+	for _, level := range []int{0, 1} {
+		w.timers = timerScale{level: level}
+		r := w.run(ctx, &sc, &actorsPolicy{}, nil)
+		if r.Outcome != OutcomePass || r.Sched == nil {
+			t.Fatalf("outcome %s: %s", r.Outcome, r.Message)
+		}
+		var victim *sched.UnitRecord
+		for _, u := range r.Sched.Units {
+			if u.SQLState == sched.SQLStateDeadlock {
+				victim = u
+			}
+		}
+		if victim == nil {
+			t.Fatalf("level %d: no deadlock", level)
+		}
+		// The cycle closed at the last release of a's or b's units before
+		// the victim's error; c's units must not be released between.
+		var closed time.Duration
+		for _, u := range r.Sched.Units {
+			if u.Ref.Actor != 2 && u.ReleaseStep >= 0 && u.ReleasedAt < victim.CompletedAt && u.ReleasedAt > closed {
+				closed = u.ReleasedAt
+			}
+		}
+		released := 0
+		for _, u := range r.Sched.Units {
+			if u.Ref.Actor == 2 && u.ReleaseStep >= 0 {
+				released++
+				if u.ReleasedAt > closed && u.ReleasedAt < victim.CompletedAt {
+					t.Errorf("level %d: c's unit %v was released at %v, after the cycle closed at %v and before the deadlock ended at %v", level, u.Ref, u.ReleasedAt, closed, victim.CompletedAt)
+				}
+			}
+		}
+		if released < 4 {
+			t.Fatalf("level %d: c released %d units, want its four", level, released)
+		}
+	}
+}
+
+// transferRun moves 1 from account from to account to in one transaction
+// of simple queries, without retrying.
+func transferRun(from, to int) func(context.Context, string) (any, error) {
+	return func(ctx context.Context, cs string) (any, error) {
+		c, err := pgx.Connect(ctx, cs)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(context.Background())
+		for _, q := range []string{"BEGIN", fmt.Sprintf("UPDATE accounts SET bal = bal - 1 WHERE id = %d", from),
+			fmt.Sprintf("UPDATE accounts SET bal = bal + 1 WHERE id = %d", to), "COMMIT"} {
+			if _, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+				return nil, err
+			}
+		}
+		return "moved", nil
 	}
 }

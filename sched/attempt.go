@@ -111,6 +111,9 @@ type lane struct {
 	// unit waits on another actor; valid while it equals a.epoch.
 	blockedAt uint64
 	waiting   bool // the current unit has a recorded, unfinished lock wait
+	// blockers are the backends PostgreSQL last reported the executing
+	// unit waiting for (pg_blocking_pids), valid with blockedAt.
+	blockers []uint32
 	// done is the lane's last completed unit while its held locks are to
 	// be read (it left a transaction open).
 	done *UnitRecord

@@ -132,6 +132,17 @@ func (a *Attempt) Run(ctx context.Context) error {
 				continue
 			}
 		}
+		if a.deadlockedLocked() {
+			// The actors' lock waits form a cycle: PostgreSQL aborts a
+			// victim when its deadlock_timeout ends. Nothing is released
+			// until then, so the deadlock ends right after the release
+			// that closed it, in every run, and not at whichever later
+			// decision its timer happened to fall (which would make the
+			// units pending there a matter of timing).
+			a.mu.Unlock()
+			wait(a.cfg.PollMax)
+			continue
+		}
 		cands, lanes := a.candidatesLocked()
 		if len(cands) == 0 {
 			// Every live actor waits on a lock and nothing can be released:
@@ -249,6 +260,7 @@ func (a *Attempt) applyWaitsLocked(waits []Wait, epoch uint64) bool {
 			all = false
 			continue
 		}
+		l.blockers = append(l.blockers[:0], w.Blockers...)
 		if !l.waiting {
 			l.waiting = true
 			l.unit.LockWaits = append(l.unit.LockWaits, LockWait{
@@ -262,6 +274,55 @@ func (a *Attempt) applyWaitsLocked(waits []Wait, epoch uint64) bool {
 		}
 	}
 	return all
+}
+
+// deadlockedLocked reports whether the executing units confirmed blocked
+// wait for each other in a cycle (by pg_blocking_pids): a deadlock
+// PostgreSQL has not ended yet.
+func (a *Attempt) deadlockedLocked() bool {
+	waitsFor := map[uint32][]uint32{}
+	for _, l := range a.lanes {
+		if l.state == laneExecuting && l.blockedAt == a.epoch && l.info.BackendPID != 0 {
+			waitsFor[l.info.BackendPID] = l.blockers
+		}
+	}
+	return hasCycle(waitsFor)
+}
+
+// hasCycle reports whether the graph of edges from each key to its values
+// has a cycle among its keys.
+func hasCycle(edges map[uint32][]uint32) bool {
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	state := map[uint32]int{}
+	var visit func(uint32) bool
+	visit = func(n uint32) bool {
+		state[n] = open
+		for _, m := range edges[n] {
+			if _, ok := edges[m]; !ok {
+				continue
+			}
+			switch state[m] {
+			case open:
+				return true
+			case unseen:
+				if visit(m) {
+					return true
+				}
+			}
+		}
+		state[n] = closed
+		return false
+	}
+	for n := range edges {
+		if state[n] == unseen && visit(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // foreignLocked returns the pids of pids that are none of the attempt's

@@ -389,3 +389,23 @@ func TestTerminateOfAnEndedBackendDoesNotAbort(t *testing.T) {
 	}
 	t.Logf("a's Await returned %v", awaitErr.Load())
 }
+
+func TestHasCycle(t *testing.T) {
+	for _, tc := range []struct {
+		edges map[uint32][]uint32
+		want  bool
+	}{
+		{map[uint32][]uint32{}, false},
+		{map[uint32][]uint32{1: {2}}, false},
+		{map[uint32][]uint32{1: {2}, 2: {1}}, true},
+		{map[uint32][]uint32{1: {2}, 2: {3}, 3: {1}}, true},
+		{map[uint32][]uint32{1: {2}, 2: {3}, 3: {4}}, false},
+		{map[uint32][]uint32{1: {2, 3}, 2: {3}, 3: nil}, false},
+		{map[uint32][]uint32{1: {9}, 9: nil, 2: {1}}, false},
+		{map[uint32][]uint32{1: {1}}, true},
+	} {
+		if got := hasCycle(tc.edges); got != tc.want {
+			t.Errorf("hasCycle(%v) = %v, want %v", tc.edges, got, tc.want)
+		}
+	}
+}
