@@ -102,3 +102,43 @@ func TestTransactionsFollowedStatementByStatement(t *testing.T) {
 		t.Fatalf("a connection closed in a global transaction: ends %v global %v", last.EndsTx, last.Global)
 	}
 }
+
+// TestAnErrorEndsTheTransactionWhereItHappens: an error in a transaction
+// block ends the transaction at the failed unit (PostgreSQL releases its
+// locks there), and the ROLLBACK after it touches nothing, as do the units
+// sent meanwhile; after a SAVEPOINT the error may abort only the
+// subtransaction, so the transaction ends at its ROLLBACK as before.
+func TestAnErrorEndsTheTransactionWhereItHappens(t *testing.T) {
+	for _, savepoint := range []bool{false, true} {
+		c := newConn()
+		first := []footprint.Statement{{Kind: footprint.Begin}}
+		if savepoint {
+			first = append(first, footprint.Statement{Kind: footprint.Session, Savepoint: true})
+		}
+		c.event(&sched.UnitRecord{TxStatus: 'T'}, first, false, nil)
+		c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{dml(nil, []string{"public.a"})}, false, nil)
+		failed := c.event(&sched.UnitRecord{TxStatus: 'E', SQLState: "40P01", Completed: true}, []footprint.Statement{dml(nil, []string{"public.b"})}, false, nil)
+		refused := c.event(&sched.UnitRecord{TxStatus: 'E', SQLState: "25P02", Completed: true}, []footprint.Statement{dml([]string{"public.c"}, nil)}, false, nil)
+		rollback := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Rollback}}, false, nil)
+		if !savepoint {
+			if !failed.EndsTx || len(failed.TxWrites) != 2 || failed.Global {
+				t.Fatalf("the failed unit: ends %v, writes %v, global %v; want the transaction's end with public.a and public.b", failed.EndsTx, failed.TxWrites, failed.Global)
+			}
+			if rollback.EndsTx || rollback.Global || len(rollback.Writes)+len(rollback.Reads)+len(rollback.Locks) > 0 {
+				t.Fatalf("the ROLLBACK after the error: ends %v, global %v, %v %v %v; want nothing", rollback.EndsTx, rollback.Global, rollback.Reads, rollback.Writes, rollback.Locks)
+			}
+			if refused.Global || refused.EndsTx {
+				t.Fatalf("a unit refused in the aborted block: global %v, ends %v", refused.Global, refused.EndsTx)
+			}
+		} else if failed.EndsTx || !rollback.EndsTx || len(rollback.TxWrites) < 2 {
+			t.Fatalf("after a SAVEPOINT: the failed unit ends %v, the ROLLBACK ends %v with %v; want the ROLLBACK to end it", failed.EndsTx, rollback.EndsTx, rollback.TxWrites)
+		}
+		if c.open || c.aborted || c.status != 'I' {
+			t.Fatalf("after the ROLLBACK: open %v, aborted %v, status %c", c.open, c.aborted, c.status)
+		}
+		next := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+		if next.Global || !c.open {
+			t.Fatalf("the next transaction: global %v, open %v", next.Global, c.open)
+		}
+	}
+}
