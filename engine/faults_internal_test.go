@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
 	"github.com/pginterleave/interleave/search"
 )
@@ -55,27 +53,7 @@ func faultScenario() Scenario {
 // TestFaultsAtTheCommit injects each fault kind at alice's COMMIT and
 // checks what her driver saw, what the database kept and what was recorded.
 func TestFaultsAtTheCommit(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	o, err := Options{Server: ServerOptions{Use: srv}}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := openEnv(ctx, o, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	w, err := e.newWorker(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close(ctx)
+	ctx, w := testWorker(t)
 	sc := faultScenario()
 	commit := sched.UnitRef{Actor: 0, Conn: 0, Unit: 2}
 	for _, tc := range []struct {
@@ -127,7 +105,7 @@ func TestFaultsAtTheCommit(t *testing.T) {
 					t.Fatalf("COMMIT unit: fault %q, completed %v (%v); want %s, completed %v", u.Fault, u.Completed, u.Error, tc.fault, tc.completed)
 				}
 			}
-			a := e.recordAttempt(&sc, "run", r)
+			a := w.env.recordAttempt(&sc, "run", r)
 			if a.Fingerprint.Faults != string(tc.fault) || len(a.Schedule.Choices) != 1 || a.Schedule.Choices[0].Fault != string(tc.fault) {
 				t.Fatalf("artifact: fingerprint faults %q, choices %+v", a.Fingerprint.Faults, a.Schedule.Choices)
 			}

@@ -129,27 +129,7 @@ func victimOf(r *attemptResult) int {
 // actor's timer (a pause the policy takes), the attempt says the victim
 // was not the planned one and the worker's timeouts grow until it is.
 func TestDeadlockVictimsFollowTheOrder(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	o, err := Options{Server: ServerOptions{Use: srv}}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := openEnv(ctx, o, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	w, err := e.newWorker(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close(ctx)
+	ctx, w := testWorker(t)
 	sc := cycleScenario()
 	for _, victims := range [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}} {
 		r := w.runPlanned(ctx, &sc, func() sched.Policy { return &actorsPolicy{} }, victims)
@@ -189,27 +169,7 @@ func TestDeadlockVictimsFollowTheOrder(t *testing.T) {
 // victim, whatever the deadlock timeouts, so the units pending at each
 // decision do not depend on when a timer ended.
 func TestNothingIsReleasedDuringADeadlock(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	o, err := Options{Server: ServerOptions{Use: srv}}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := openEnv(ctx, o, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	w, err := e.newWorker(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close(ctx)
+	ctx, w := testWorker(t)
 	// a moves 1 to 2, b 2 to 1: they deadlock; c moves 3 to 3 beside them.
 	sc := cycleScenario()
 	sc.Actors[1].Run = transferRun(2, 1)
@@ -269,4 +229,32 @@ func transferRun(from, to int) func(context.Context, string) (any, error) {
 		}
 		return "moved", nil
 	}
+}
+
+// testWorker starts a managed server and one worker on it, both stopped
+// when the test ends.
+func testWorker(t *testing.T) (context.Context, *worker) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	o, err := Options{Server: ServerOptions{Use: srv}}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := openEnv(ctx, o, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.close() })
+	w, err := e.newWorker(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.close(ctx) })
+	return ctx, w
 }
