@@ -379,11 +379,6 @@ type connTx struct {
 	prepared    footprint.Set
 	corrected   bool
 	corrections int
-	// savepoint: the open transaction set a savepoint, so an error in it
-	// may abort a subtransaction only. aborted: an error ended the
-	// transaction (status E, nothing open): PostgreSQL released its locks
-	// then, and the units up to the ROLLBACK touch nothing.
-	savepoint, aborted bool
 }
 
 // txSets are what the transactions a unit ended did.
@@ -409,7 +404,6 @@ func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
 
 func (c *connTx) begin(implicit bool) {
 	c.open, c.implicit, c.started, c.global, c.corrected = true, implicit, false, false, false
-	c.savepoint, c.aborted = false, false
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 }
@@ -523,9 +517,6 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		return
 	}
 	// Session statements.
-	if s.Savepoint && c.open {
-		c.savepoint = true
-	}
 	if s.Isolation != "" && c.open && !c.started {
 		c.level = s.Isolation // SET TRANSACTION ISOLATION LEVEL
 	}
@@ -550,20 +541,6 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 // unit global (a COPY, a function call by oid, a unit that did not
 // complete).
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
-	wasAborted := c.aborted
-	if c.aborted {
-		// In a block an error aborted, PostgreSQL refuses every statement
-		// up to the ROLLBACK (or COMMIT) that ends the block; what follows
-		// that in the same Query runs.
-		var ran []footprint.Statement
-		for i, s := range stmts {
-			if s.Kind == footprint.Commit || s.Kind == footprint.Rollback {
-				c.aborted, ran = false, stmts[i+1:]
-				break
-			}
-		}
-		stmts = ran
-	}
 	f := footprint.Combine(stmts)
 	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
 		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
@@ -574,7 +551,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		}
 	}
 	var ended txSets
-	if c.status != 'I' && !c.open && !wasAborted {
+	if c.status != 'I' && !c.open {
 		c.begin(false) // a block the statements followed do not show (not expected)
 		c.global = true
 	}
@@ -593,17 +570,6 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		c.end(u.SQLState == "", &ended)
 	}
 	switch {
-	case after == 'E' && c.open && !c.implicit && !c.savepoint:
-		// An error aborted the transaction block here: PostgreSQL
-		// releases its locks, its predicate locks and its place among the
-		// serializable transactions at the error (AbortTransaction), not at
-		// the ROLLBACK that follows, which touches nothing another session
-		// can see. (After a SAVEPOINT the error may abort only the
-		// subtransaction: the transaction then ends at its ROLLBACK.)
-		c.end(false, &ended)
-		c.aborted = true
-	case after == 'E' && c.aborted:
-		// Still in the aborted block: the unit failed without running.
 	case after == 'I' && c.open:
 		// The server says the transaction ended where the statements do
 		// not (an error cut a Query short): nothing is known of the unit.
@@ -642,9 +608,6 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		// or made visible here: nothing is known of it.
 		ev.Global = ev.Global || ended.global
 		ev.Serializable = ev.Serializable || ended.serializable
-	}
-	if after == 'I' {
-		c.aborted = false
 	}
 	c.status = after
 	return ev

@@ -73,9 +73,6 @@ type Statement struct {
 	// session's state (a user function, DO, CALL, set_config): what later
 	// statements of the session mean is no longer known.
 	Opaque bool
-	// Savepoint: a SAVEPOINT, after which an error aborts only the
-	// subtransaction, and the transaction keeps what it holds.
-	Savepoint bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }
