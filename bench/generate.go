@@ -265,6 +265,11 @@ func (g *generator) begin(budget int) []string {
 	case x < 0.75:
 		g.tag("iso-begin")
 		return []string{"BEGIN TRANSACTION ISOLATION LEVEL " + g.level() + ", READ WRITE"}
+	case x < 0.8:
+		// At SERIALIZABLE it waits for a safe snapshot and then has no
+		// serialization conflicts (its writes fail: READ ONLY).
+		g.tag("iso-begin", "read-only-deferrable")
+		return []string{"BEGIN ISOLATION LEVEL " + g.level() + " READ ONLY DEFERRABLE"}
 	default:
 		if budget >= 2 {
 			g.tag("iso-set-transaction")

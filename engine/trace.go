@@ -361,16 +361,20 @@ func laneParams(lanes []sched.LaneInfo, k [2]int) []string {
 
 // connTx follows one connection's session and transactions.
 type connTx struct {
-	defaults             footprint.Vals // at connection start: what RESET returns to
-	sess                 footprint.Vals // the session's values outside a transaction
-	tx                   footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
-	pending              []footprint.Statement
-	status               byte   // before the next unit: I, T or E
-	open                 bool   // a transaction is open
-	implicit             bool   // the open transaction is the implicit one of a unit's statements
-	level                string // the open transaction's isolation
-	started              bool   // the open transaction ran a statement (took its snapshot)
-	global               bool   // the open transaction ran a global unit: its end is global too
+	defaults footprint.Vals // at connection start: what RESET returns to
+	sess     footprint.Vals // the session's values outside a transaction
+	tx       footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
+	pending  []footprint.Statement
+	status   byte   // before the next unit: I, T or E
+	open     bool   // a transaction is open
+	implicit bool   // the open transaction is the implicit one of a unit's statements
+	level    string // the open transaction's isolation
+	started  bool   // the open transaction ran a statement (took its snapshot)
+	global   bool   // the open transaction ran a global unit: its end is global too
+	// safe: the open transaction began READ ONLY DEFERRABLE; at
+	// SERIALIZABLE it reads a safe snapshot and has no serialization
+	// conflicts (see serializable).
+	safe                 bool
 	reads, writes, locks footprint.Set
 	// prepared: what the statements parsed in the open transaction name
 	// (planning locks them); corrected: a unit of the open transaction
@@ -402,8 +406,21 @@ func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
 	return cp.tx
 }
 
+// serializable reports whether the open transaction takes part in
+// serializable conflicts: SERIALIZABLE, unless it began READ ONLY
+// DEFERRABLE. Such a transaction waits until it can take a snapshot no
+// serializable transaction can make unsafe, then reads it without
+// predicate locks (PostgreSQL's GetSafeSnapshot): what it sees is its
+// snapshot, and it neither causes nor suffers a serialization failure.
+// Its wait is a wait on the serializable transactions it waits for (the
+// scheduler treats it as one); its snapshot is ordered against every end
+// that wrote, as REPEATABLE READ's is.
+func (c *connTx) serializable() bool {
+	return c.level == "serializable" && !c.safe
+}
+
 func (c *connTx) begin(implicit bool) {
-	c.open, c.implicit, c.started, c.global, c.corrected = true, implicit, false, false, false
+	c.open, c.implicit, c.started, c.global, c.corrected, c.safe = true, implicit, false, false, false, false
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 }
@@ -419,7 +436,7 @@ func (c *connTx) end(commit bool, ended *txSets) {
 	}
 	ended.any = true
 	ended.global = ended.global || c.global
-	ended.serializable = ended.serializable || c.level == "serializable"
+	ended.serializable = ended.serializable || c.serializable()
 	ended.reads.Add(c.reads.Sorted()...)
 	ended.writes.Add(c.writes.Sorted()...)
 	ended.locks.Add(c.locks.Sorted()...)
@@ -489,6 +506,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		if s.Isolation != "" && !c.started {
 			c.level = s.Isolation
 		}
+		c.safe = s.SafeSnapshot && !c.started
 		return
 	case footprint.Commit, footprint.Rollback:
 		c.end(s.Kind == footprint.Commit, ended)
@@ -501,7 +519,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 			ev.Snapshot = ev.Snapshot || c.level != "read committed"
 			c.started = true
 		}
-		if c.level == "serializable" {
+		if c.serializable() {
 			ev.Serializable = true
 		}
 		c.global = c.global || s.Kind == footprint.Global
@@ -516,7 +534,12 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		}
 		return
 	}
-	// Session statements.
+	// Session statements. One inside the transaction may change its
+	// modes (SET TRANSACTION READ WRITE, a SET of transaction_read_only):
+	// it is no longer taken for a safe snapshot.
+	if c.open {
+		c.safe = false
+	}
 	if s.Isolation != "" && c.open && !c.started {
 		c.level = s.Isolation // SET TRANSACTION ISOLATION LEVEL
 	}

@@ -102,3 +102,30 @@ func TestTransactionsFollowedStatementByStatement(t *testing.T) {
 		t.Fatalf("a connection closed in a global transaction: ends %v global %v", last.EndsTx, last.Global)
 	}
 }
+
+// TestReadOnlyDeferrableReadsASnapshot: a SERIALIZABLE READ ONLY
+// DEFERRABLE transaction's statements take part in no serialization
+// conflict (they read a safe snapshot); a SERIALIZABLE one does, and so
+// does a deferrable one whose modes a statement inside may have changed.
+func TestReadOnlyDeferrableReadsASnapshot(t *testing.T) {
+	read := dml([]string{"public.acct"}, nil)
+	for _, tc := range []struct {
+		name         string
+		begin        footprint.Statement
+		inside       []footprint.Statement
+		serializable bool
+	}{
+		{"deferrable", footprint.Statement{Kind: footprint.Begin, Isolation: "serializable", SafeSnapshot: true}, nil, false},
+		{"serializable", footprint.Statement{Kind: footprint.Begin, Isolation: "serializable"}, nil, true},
+		{"deferrable, then SET TRANSACTION", footprint.Statement{Kind: footprint.Begin, Isolation: "serializable", SafeSnapshot: true},
+			[]footprint.Statement{{Kind: footprint.Session}}, true},
+	} {
+		c := newConn()
+		c.event(&sched.UnitRecord{TxStatus: 'T'}, append([]footprint.Statement{tc.begin}, tc.inside...), false, nil)
+		ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{read}, false, nil)
+		end := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{{Kind: footprint.Commit}}, false, nil)
+		if ev.Serializable != tc.serializable || end.Serializable != tc.serializable || !ev.Snapshot {
+			t.Errorf("%s: read serializable %v, end serializable %v, snapshot %v; want serializable %v and a snapshot", tc.name, ev.Serializable, end.Serializable, ev.Snapshot, tc.serializable)
+		}
+	}
+}

@@ -166,7 +166,7 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		if w[0] == "start" && (len(w) < 2 || w[1] != "transaction") {
 			break
 		}
-		return Statement{Kind: Begin, Isolation: isolationAfter(ts)}
+		return Statement{Kind: Begin, Isolation: isolationAfter(ts), SafeSnapshot: safeSnapshot(ts)}
 	case "commit", "end":
 		if len(w) > 1 && w[1] == "prepared" {
 			break

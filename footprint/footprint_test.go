@@ -254,3 +254,27 @@ func TestParseOptions(t *testing.T) {
 		t.Error("an unknown option parsed")
 	}
 }
+
+func TestSafeSnapshotNeedsReadOnlyAndDeferrable(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want bool
+	}{
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE", true},
+		{"start transaction read only, deferrable, isolation level serializable", true},
+		{"BEGIN READ ONLY DEFERRABLE", true},
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY, NOT DEFERRABLE", false},
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE READ WRITE DEFERRABLE", false},
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE DEFERRABLE", false},
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY", false},
+		{"BEGIN", false},
+	} {
+		stmts, ok := lex(tc.sql)
+		if !ok || len(stmts) != 1 {
+			t.Fatalf("lex(%q) failed", tc.sql)
+		}
+		if got := safeSnapshot(stmts[0]); got != tc.want {
+			t.Errorf("safeSnapshot(%q) = %v, want %v", tc.sql, got, tc.want)
+		}
+	}
+}

@@ -73,6 +73,11 @@ type Statement struct {
 	// session's state (a user function, DO, CALL, set_config): what later
 	// statements of the session mean is no longer known.
 	Opaque bool
+	// SafeSnapshot: a Begin that names READ ONLY and DEFERRABLE (and
+	// neither READ WRITE nor NOT DEFERRABLE). At SERIALIZABLE such a
+	// transaction waits for a safe snapshot and then takes part in no
+	// serialization conflict: it reads a snapshot, as REPEATABLE READ does.
+	SafeSnapshot bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }
@@ -144,6 +149,13 @@ func (s Set) Sorted() []string {
 }
 
 // isolationAfter reads an isolation level after ISOLATION LEVEL.
+// safeSnapshot reports whether a BEGIN's modes ask for READ ONLY
+// DEFERRABLE (in any order, with or without commas).
+func safeSnapshot(ts []token) bool {
+	return hasSeq(ts, "read", "only") && hasSeq(ts, "deferrable") &&
+		!hasSeq(ts, "not", "deferrable") && !hasSeq(ts, "read", "write")
+}
+
 func isolationAfter(ts []token) string {
 	for i := 0; i+2 < len(ts); i++ {
 		if ts[i].text != "isolation" || ts[i+1].text != "level" {
