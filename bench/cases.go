@@ -282,6 +282,27 @@ func Cases() []Case {
 		// order ran once per victim order (36 where the full search ran
 		// 22); checkDifferential requires no more orders than the full
 		// search.
+		// Generated seed 69038: a READ ONLY DEFERRABLE transaction's first
+		// statement waits for a safe snapshot while the other actor's
+		// SERIALIZABLE transaction runs, on whatever relation; followed
+		// as a plain snapshot, the reduction lost the order in which that
+		// statement ran before the other transaction began.
+		{Name: "gen-69038-safe-snapshot", Setup: `CREATE TABLE item (id int PRIMARY KEY, qty int NOT NULL);
+CREATE TABLE item_log (id int, qty int);
+CREATE TABLE item_stats (n int NOT NULL);
+INSERT INTO item VALUES (1, 5), (2, 5);
+INSERT INTO item_stats VALUES (0);
+CREATE FUNCTION item_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('INSERT INTO %I VALUES ($1, $2)', TG_TABLE_NAME || '_log') USING NEW.id, NEW.qty;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER item_audit AFTER INSERT OR UPDATE ON item FOR EACH ROW EXECUTE FUNCTION item_audit();
+`,
+			Actors: [][]Step{
+				{keep("UPDATE item_stats SET n = n + 10 RETURNING n"), keep("BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE"), keep("INSERT INTO item VALUES (11, 1) RETURNING qty"), keep("COMMIT"), keep("SELECT n FROM item_stats")},
+				{keep("BEGIN ISOLATION LEVEL SERIALIZABLE"), keep("UPDATE item_stats SET n = n + 10 RETURNING n"), keep("INSERT INTO item VALUES (12, 2) RETURNING qty"), keep("COMMIT"), keep("UPDATE item_stats SET n = n + 10 RETURNING n")},
+			}},
 		{Name: "gen-65466-victim-order", Setup: `DO $$ BEGIN CREATE ROLE interleave_gen_alice; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
 DO $$ BEGIN CREATE ROLE interleave_gen_bob; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
 

@@ -78,7 +78,12 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 				// Released alone as soon as it is pending, right after the
 				// actor's previous unit: it is part of that unit's move.
 				if prev := lastOf(tr, ref.Actor); prev != nil {
+					// What its snapshot depends on goes with it: a READ
+					// ONLY DEFERRABLE transaction's Parse waits for a safe
+					// snapshot, and depends on everything (seed 69038).
 					prev.Snapshot = prev.Snapshot || f.Snapshot
+					prev.Global = prev.Global || f.Global
+					prev.Serializable = prev.Serializable || f.Serializable
 					continue
 				}
 				if !f.Snapshot {
@@ -412,9 +417,10 @@ func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
 // serializable transaction can make unsafe, then reads it without
 // predicate locks (PostgreSQL's GetSafeSnapshot): what it sees is its
 // snapshot, and it neither causes nor suffers a serialization failure.
-// Its wait is a wait on the serializable transactions it waits for (the
-// scheduler treats it as one); its snapshot is ordered against every end
-// that wrote, as REPEATABLE READ's is.
+// The statement that takes its snapshot depends on every other unit (it
+// waits for the serializable transactions running then, whatever they
+// touch); its reads see that snapshot, ordered against every end that
+// wrote, as REPEATABLE READ's are.
 func (c *connTx) serializable() bool {
 	return c.level == "serializable" && !c.safe
 }
@@ -518,6 +524,13 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		if !c.started {
 			ev.Snapshot = ev.Snapshot || c.level != "read committed"
 			c.started = true
+			if c.safe && c.level == "serializable" {
+				// Where the safe snapshot is taken depends on which
+				// serializable transactions have begun and ended, on any
+				// relation (generated seed 69038): the statement that
+				// takes it depends on everything.
+				ev.Global = true
+			}
 		}
 		if c.serializable() {
 			ev.Serializable = true

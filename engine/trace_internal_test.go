@@ -123,9 +123,15 @@ func TestReadOnlyDeferrableReadsASnapshot(t *testing.T) {
 		c := newConn()
 		c.event(&sched.UnitRecord{TxStatus: 'T'}, append([]footprint.Statement{tc.begin}, tc.inside...), false, nil)
 		ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{read}, false, nil)
+		second := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{read}, false, nil)
 		end := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{{Kind: footprint.Commit}}, false, nil)
 		if ev.Serializable != tc.serializable || end.Serializable != tc.serializable || !ev.Snapshot {
 			t.Errorf("%s: read serializable %v, end serializable %v, snapshot %v; want serializable %v and a snapshot", tc.name, ev.Serializable, end.Serializable, ev.Snapshot, tc.serializable)
+		}
+		// The safe snapshot's statement waits on whichever serializable
+		// transactions run: it depends on everything; the next does not.
+		if ev.Global != !tc.serializable || second.Global {
+			t.Errorf("%s: the snapshot's statement global %v, the next %v; want %v, false", tc.name, ev.Global, second.Global, !tc.serializable)
 		}
 	}
 }
