@@ -64,6 +64,12 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			// take, not every one.
 			fmt.Fprintf(w, "Pairs: plans that end with two commands released together ran %d more times in all; how PostgreSQL interleaves such a pair is its own choice, so for pairs this pass is a sample, not a proof (--pair-repeats, or more --max-runs with --strategy random, samples more).\n", s.Retries)
 		}
+		if s.Reruns > 0 {
+			// Most often a deadlock's timer that ended out of the victim
+			// order on a busy machine: the plan ran again with longer
+			// deadlock timeouts.
+			fmt.Fprintf(w, "Reruns: %d extra runs of plans PostgreSQL did not follow the first time (most often a deadlock victim other than the planned one, on a busy machine); %d plans were not followed in the end.\n", s.Reruns, s.Diverged)
+		}
 		if (s.Inconclusive > 0 || s.Diverged > 0) && r.Outcome != engine.OutcomeInconclusive {
 			fmt.Fprintf(w, "Not judged: %d attempts inconclusive; %d plans could not be followed.\n", s.Inconclusive, s.Diverged)
 		}

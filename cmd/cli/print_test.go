@@ -66,3 +66,18 @@ func TestPassWithPairsSaysItIsASample(t *testing.T) {
 		}
 	}
 }
+
+// TestRerunsAreCounted: plans run again after a wrong deadlock victim are
+// said in the text summary, and only then.
+func TestRerunsAreCounted(t *testing.T) {
+	for _, reruns := range []int{0, 3} {
+		r := &engine.Result{Scenario: "s", Outcome: engine.OutcomePass,
+			Summary: &search.Summary{Attempted: 40, Completed: 40, StopReason: search.StopExhausted, Reruns: reruns}}
+		var b strings.Builder
+		PrintExplore(&b, r)
+		said := strings.Contains(b.String(), "Reruns: 3 extra runs")
+		if said != (reruns > 0) {
+			t.Errorf("reruns %d: said %v\n%s", reruns, said, b.String())
+		}
+	}
+}
