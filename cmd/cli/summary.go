@@ -34,12 +34,15 @@ type SummaryFile struct {
 	Diverged      int    `json:"diverged"`
 	// VictimSequences counts deadlock victim choices the search could not
 	// explore (search.Summary.VictimSequences).
-	VictimSequences int    `json:"victimSequences,omitempty"`
-	Pending         int    `json:"pending"`
-	PrunedByDepth   int    `json:"prunedByDepth"`
-	PrunedByBytes   int    `json:"prunedByBytes"`
-	MaxDepth        int    `json:"maxDepth"`
-	StopReason      string `json:"stopReason"`
+	VictimSequences int `json:"victimSequences,omitempty"`
+	// Reruns counts extra runs of plans not followed the first time
+	// (search.Summary.Reruns).
+	Reruns        int    `json:"reruns,omitempty"`
+	Pending       int    `json:"pending"`
+	PrunedByDepth int    `json:"prunedByDepth"`
+	PrunedByBytes int    `json:"prunedByBytes"`
+	MaxDepth      int    `json:"maxDepth"`
+	StopReason    string `json:"stopReason"`
 	// StopError is the harness error that stopped the search, when one did.
 	StopError     string `json:"stopError,omitempty"`
 	Exhausted     bool   `json:"exhausted"`
@@ -116,6 +119,7 @@ func Summarize(r *engine.Result) *SummaryFile {
 	f.Strategy, f.Seed, f.Shard, f.Shards = s.Strategy.String(), r.Seed, r.Shard, r.Shards
 	f.Attempted, f.Completed, f.Violations, f.Inconclusive, f.Diverged = s.Attempted, s.Completed, s.Failures, s.Inconclusive, s.Diverged
 	f.VictimSequences = s.VictimSequences
+	f.Reruns = s.Reruns
 	f.Pending, f.PrunedByDepth, f.PrunedByBytes, f.MaxDepth = s.Pending, s.PrunedByDepth, s.PrunedByBytes, s.MaxDepth
 	f.StopReason, f.Exhausted, f.ElapsedMillis = s.StopReason, s.Exhausted(), s.Elapsed.Milliseconds()
 	if s.StopErr != nil {
@@ -203,6 +207,7 @@ func MergeSummaries(paths []string) (*Merged, error) {
 		t.Inconclusive += f.Inconclusive
 		t.Diverged += f.Diverged
 		t.VictimSequences += f.VictimSequences
+		t.Reruns += f.Reruns
 		t.Pending += f.Pending
 		t.PrunedByDepth += f.PrunedByDepth
 		t.PrunedByBytes += f.PrunedByBytes
