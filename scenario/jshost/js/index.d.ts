@@ -176,6 +176,8 @@ export interface Summary {
   violations: number;
   inconclusive: number;
   diverged: number;
+  victimSequences?: number;
+  reruns?: number;
   pending: number;
   prunedByDepth: number;
   prunedByBytes: number;
