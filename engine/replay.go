@@ -170,24 +170,19 @@ func (e *env) replayAttempt(ctx context.Context, sc *Scenario, rec *artifact.Art
 	var a *artifact.Artifact
 	var guided *search.GuidedPolicy
 	var mm *search.Mismatch
-	wrongVictims := 0
 	for i := 0; i < repeat; i++ {
-		var policy sched.Policy
-		if opts.Guided {
-			guided = search.NewGuidedPolicy(rec, sc.ActorNames())
-			policy = guided
-		} else {
-			policy = search.NewExactPolicy(rec, sc.ActorNames())
-		}
-		policy = w.pausing(ctx, policy, rec, opts)
-		r = w.run(ctx, sc, policy, victimsOf(rec, sc.ActorNames()))
-		if r.WrongVictim != "" && wrongVictims < search.DivergeRetries && ctx.Err() == nil {
-			// A deadlock timer ended out of the recorded victim order:
-			// the worker's timeouts are longer now; the same order again.
-			wrongVictims++
-			i--
-			continue
-		}
+		// A deadlock timer that ended out of the recorded victim order
+		// runs the same order again, with longer timeouts (runPlanned).
+		r = w.runPlanned(ctx, sc, func() sched.Policy {
+			var policy sched.Policy
+			if opts.Guided {
+				guided = search.NewGuidedPolicy(rec, sc.ActorNames())
+				policy = guided
+			} else {
+				policy = search.NewExactPolicy(rec, sc.ActorNames())
+			}
+			return w.pausing(ctx, policy, rec, opts)
+		}, victimsOf(rec, sc.ActorNames()))
 		res.Attempts = i + 1
 		mode := "replay"
 		if opts.Guided {

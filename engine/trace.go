@@ -103,9 +103,8 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 			ev.Kind, ev.Blockers = search.WaitStart, blockers
 			end := ev
 			end.Kind = search.WaitEnd
-			// A transaction the unit ends (a COMMIT that waited, an error
-			// that aborted the block, a deadlock's victim) ends when the
-			// wait does, not at the release.
+			// A transaction the unit ends (a COMMIT that waited) ends when
+			// the wait does, not at the release.
 			ev.EndsTx, ev.TxReads, ev.TxWrites, ev.TxLocks = false, nil, nil, nil
 			tr.Events = append(tr.Events, ev)
 			waiting = append(waiting, pendingEnd{at: int64(u.CompletedAt), ev: end, ref: ref})

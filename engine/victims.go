@@ -34,7 +34,7 @@ import (
 // runPlanned runs an attempt under the policy newPolicy makes, again (with
 // longer timeouts, a new policy) when a deadlock aborted another victim
 // than victims plans, at most search.DivergeRetries times: for the runs
-// that compare one order's outcome with another's (minimize, explain).
+// that follow a recorded or chosen order (replay, minimize, explain).
 func (w *worker) runPlanned(ctx context.Context, sc *Scenario, newPolicy func() sched.Policy, victims []int) *attemptResult {
 	r := w.run(ctx, sc, newPolicy(), victims)
 	for try := 0; r.WrongVictim != "" && try < search.DivergeRetries && ctx.Err() == nil; try++ {
