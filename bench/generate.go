@@ -544,6 +544,13 @@ func (g *generator) modRows() *genModule {
 		{sql: "UPDATE slot SET v = v + 10 WHERE id = 4 RETURNING v"},
 		{sql: "SELECT sum(v) FROM slot"},
 		{sql: "SELECT count(*) FROM slot WHERE v > 0"},
+		// Lock modes and requalification after a wait (EvalPlanQual in
+		// READ COMMITTED), and a subquery that reads by the snapshot.
+		{sql: "SELECT v FROM slot WHERE id = 1 FOR NO KEY UPDATE", tags: []string{"row-lock-modes"}},
+		{sql: "SELECT v FROM slot WHERE id = 2 FOR KEY SHARE", tags: []string{"row-lock-modes"}},
+		{sql: "UPDATE slot SET v = v + 1 WHERE id = 2 AND v < 3 RETURNING v", tags: []string{"requalify"}},
+		{sql: "DELETE FROM slot WHERE id = 1 AND v > 1 RETURNING v", tags: []string{"requalify"}},
+		{sql: "UPDATE slot SET v = (SELECT max(v) FROM slot) + 1 WHERE id = 3 RETURNING v", tags: []string{"requalify"}},
 	}
 	return m
 }

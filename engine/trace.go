@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -387,6 +388,8 @@ type connTx struct {
 	prepared    footprint.Set
 	corrected   bool
 	corrections int
+	// level of the transaction the last DML statement ran in
+	stmtLevel string
 }
 
 // txSets are what the transactions a unit ended did.
@@ -534,6 +537,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		if c.serializable() {
 			ev.Serializable = true
 		}
+		c.stmtLevel = c.level
 		c.global = c.global || s.Kind == footprint.Global
 		c.reads.Add(s.Reads...)
 		c.writes.Add(s.Writes...)
@@ -592,6 +596,9 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	}
 	for _, s := range stmts {
 		c.statement(s, &ev, &ended)
+	}
+	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && c.stmtLevel == "read committed" && !forced {
+		ev.Rechecked = rechecked(ev)
 	}
 	if forced && c.open {
 		c.global = true
@@ -660,6 +667,33 @@ func hasRelation(set footprint.Set, rel string) bool {
 		}
 	}
 	return false
+}
+
+// rechecked is what a READ COMMITTED statement reads again if it waits
+// for a row lock (search.Event.Rechecked): every name it touches, when
+// each is one row, it reads only rows it locks or writes (an UPDATE,
+// DELETE or SELECT ... FOR UPDATE/SHARE of rows named by key), and it
+// writes no sequence. Otherwise nil: a plain read, a read of other rows or
+// of a whole table keeps what its snapshot saw at its release.
+func rechecked(ev search.Event) []string {
+	if len(ev.Immediate) > 0 || len(ev.Locks)+len(ev.Writes) == 0 {
+		return nil
+	}
+	names := footprint.Set{}
+	for _, list := range [][]string{ev.Reads, ev.Locks, ev.Writes} {
+		for _, n := range list {
+			if _, key := footprint.SplitName(n); key == "" {
+				return nil
+			}
+			names.Add(n)
+		}
+	}
+	for _, n := range ev.Reads {
+		if !slices.Contains(ev.Locks, n) && !slices.Contains(ev.Writes, n) {
+			return nil
+		}
+	}
+	return names.Sorted()
 }
 
 // closeInTx makes ev, the last unit of a connection that closed inside a

@@ -135,3 +135,39 @@ func TestReadOnlyDeferrableReadsASnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestRecheckedOnlyInReadCommittedOnLockedRows: a statement reads a row
+// again after a lock wait only in READ COMMITTED, and only when it locks or
+// writes every row it reads, each named by key, and nothing else.
+func TestRecheckedOnlyInReadCommittedOnLockedRows(t *testing.T) {
+	r1, r2 := footprint.RowName("public.acct", "1"), footprint.RowName("public.acct", "2")
+	forUpdate := footprint.Statement{Kind: footprint.DML, Reads: []string{r1}, Locks: []string{r1}}
+	for _, tc := range []struct {
+		name  string
+		begin footprint.Statement
+		stmt  footprint.Statement
+		want  bool
+	}{
+		{"FOR UPDATE of a row, READ COMMITTED", footprint.Statement{Kind: footprint.Begin}, forUpdate, true},
+		{"UPDATE of a row", footprint.Statement{Kind: footprint.Begin}, dml([]string{r1}, []string{r1}), true},
+		{"REPEATABLE READ", footprint.Statement{Kind: footprint.Begin, Isolation: "repeatable read"}, forUpdate, false},
+		{"SERIALIZABLE", footprint.Statement{Kind: footprint.Begin, Isolation: "serializable"}, forUpdate, false},
+		{"a plain read", footprint.Statement{Kind: footprint.Begin}, dml([]string{r1}, nil), false},
+		{"a read of another row", footprint.Statement{Kind: footprint.Begin}, footprint.Statement{Kind: footprint.DML, Reads: []string{r1, r2}, Locks: []string{r1}}, false},
+		{"a whole table", footprint.Statement{Kind: footprint.Begin}, dml([]string{"public.acct"}, []string{"public.acct"}), false},
+		{"a sequence", footprint.Statement{Kind: footprint.Begin}, dml([]string{r1}, []string{r1, "sequence public.s"}), false},
+	} {
+		c := newConn()
+		c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{tc.begin}, false, nil)
+		ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{tc.stmt}, false, nil)
+		if got := len(ev.Rechecked) > 0; got != tc.want {
+			t.Errorf("%s: rechecked %q, want some: %v", tc.name, ev.Rechecked, tc.want)
+		}
+	}
+	// Two statements in one unit: not followed.
+	c := newConn()
+	ev := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{forUpdate, forUpdate}, false, nil)
+	if len(ev.Rechecked) > 0 {
+		t.Errorf("two statements: rechecked %q", ev.Rechecked)
+	}
+}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -63,6 +64,14 @@ type Event struct {
 	// did, this unit included.
 	EndsTx                     bool
 	TxReads, TxWrites, TxLocks []string
+	// Rechecked, on a unit that may wait: the rows it reads again when a
+	// wait for their row locks ends. In READ COMMITTED, an UPDATE, DELETE
+	// or SELECT ... FOR UPDATE/SHARE that waited for a row another
+	// transaction changed locks and reads that row's newest version when
+	// the wait ends (EvalPlanQual), not the version of its snapshot. Set
+	// only where the unit is that one statement and every name it touches
+	// is one of those rows (engine/trace.go).
+	Rechecked []string
 	// Fault is the fault the unit was released with (faults.go): such an
 	// event is Global (it ends its session: its transaction rolls back,
 	// its locks go, its actor takes another path).
@@ -137,7 +146,26 @@ func visibleOnly(x, y *Event) bool {
 	if x.Global || y.Global {
 		return true
 	}
+	if x.Kind == WaitStart && len(x.Rechecked) > 0 {
+		// What the blocker's transaction does to the rows the waiting
+		// statement locks, it sees at the end of its wait, wherever it was
+		// released: the release sees only the rest.
+		s := *x
+		s.Reads, s.Locks, s.Writes = minus(x.Reads, x.Rechecked), minus(x.Locks, x.Rechecked), minus(x.Writes, x.Rechecked)
+		x = &s
+	}
 	return visible(x, y) || visible(y, x) || meets(x.Immediate, y.Reads) || meets(y.Immediate, x.Reads)
+}
+
+// minus is a without the names in b.
+func minus(a, b []string) []string {
+	var out []string
+	for _, n := range a {
+		if !slices.Contains(b, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func all(e *Event) []string {
