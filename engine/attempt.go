@@ -35,6 +35,18 @@ type attemptResult struct {
 	// WrongVictim says which deadlock aborted another actor than the
 	// victim order planned (victims.go); empty when none did.
 	WrongVictim string
+	// OutOfQueue says which waits for one lock ended in another order
+	// than they queued (queue.go); empty when none did.
+	OutOfQueue string
+}
+
+// notAsPlanned is why the attempt did not run as its plan says (a wrong
+// deadlock victim, waits granted out of queue order), or "".
+func (r *attemptResult) notAsPlanned() string {
+	if r.WrongVictim != "" {
+		return r.WrongVictim
+	}
+	return r.OutOfQueue
 }
 
 // serverTerminated is pgserver.Terminated after an attempt ended with
@@ -214,6 +226,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 		res.WrongVictim = why
 		w.timers.note(n, why != "")
 	}
+	res.OutOfQueue = outOfQueue(res.Sched)
 	if errors.Is(schedErr, sched.ErrInterference) {
 		w.env.exclusive.Store(true) // the next attempts run alone
 	}

@@ -134,10 +134,11 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			rep.Decisions = r.Sched.Decisions
 		}
 		interfered := errors.Is(r.SchedErr, sched.ErrInterference)
-		// A sampled strategy takes whatever victim PostgreSQL chose; a
-		// systematic one keys what it learns by the victim order.
-		wrongVictim := r.WrongVictim != "" && r.Outcome != OutcomeHarnessError && !so.Strategy.Sampled()
-		if (reduce || so.CountClasses) && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered && !wrongVictim {
+		// A sampled strategy takes whatever victim (and grant order)
+		// PostgreSQL chose; a systematic one keys what it learns by the
+		// victim order and takes the queue order for the grant order.
+		notPlanned := r.notAsPlanned() != "" && r.Outcome != OutcomeHarnessError && !so.Strategy.Sampled()
+		if (reduce || so.CountClasses) && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered && !notPlanned {
 			rep.Trace = w.reductionTrace(ctx, r)
 			if reduce && so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
 				rep.Behaviour = w.behaviour(ctx, r)
@@ -149,11 +150,12 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			// (env.exclusive), as a plan that could not be followed does.
 			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
 			rep.DivergedAt = r.SchedErr.Error()
-		case wrongVictim:
-			// The victim was not the planned one: the attempt is not the
-			// plan's, and runs again with longer deadlock timeouts.
+		case notPlanned:
+			// The victim was not the planned one (or waits were granted
+			// out of queue order): the attempt is not the plan's, and runs
+			// again (after a wrong victim, with longer deadlock timeouts).
 			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
-			rep.DivergedAt = r.WrongVictim
+			rep.DivergedAt = r.notAsPlanned()
 			rep.Deadlocks = nil
 		case r.Outcome == OutcomeHarnessError:
 			rep.Stop = errors.New(r.Message)

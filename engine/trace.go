@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pginterleave/interleave/artifact"
@@ -102,6 +103,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 				continue
 			}
 			ev.Kind, ev.Blockers = search.WaitStart, blockers
+			ev.Queued = queuedBehind(u, r.Sched.Units)
 			end := ev
 			end.Kind = search.WaitEnd
 			// A transaction the unit ends (a COMMIT that waited) ends when
@@ -143,6 +145,54 @@ func lastOf(tr *search.Trace, actor int) *search.Event {
 		}
 	}
 	return nil
+}
+
+// queuedBehind lists the actors u waited behind through its blockers: the
+// actors a unit of one of u's blockers had been seen waiting on, and was
+// still waiting on, when u's wait was first seen (and so on, down the
+// chain), less u's own actor and its direct blockers.
+func queuedBehind(u *sched.UnitRecord, units []*sched.UnitRecord) []int {
+	if len(u.LockWaits) == 0 {
+		return nil
+	}
+	at := u.LockWaits[0].At
+	direct := map[int]bool{u.Ref.Actor: true}
+	for _, b := range waitedOn(u) {
+		direct[b] = true
+	}
+	seen := map[int]bool{}
+	frontier := waitedOn(u)
+	var out []int
+	for len(frontier) > 0 {
+		var next []int
+		for _, b := range frontier {
+			for _, v := range units {
+				if v.Ref.Actor != b || (v.Completed && v.CompletedAt <= at) {
+					continue
+				}
+				// What v was seen waiting on by then.
+				var then []int
+				for _, lw := range v.LockWaits {
+					if lw.At <= at {
+						then = append(then, lw.Blockers...)
+					}
+				}
+				for _, a := range then {
+					if seen[a] {
+						continue
+					}
+					seen[a] = true
+					next = append(next, a)
+					if !direct[a] {
+						out = append(out, a)
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	sort.Ints(out)
+	return out
 }
 
 // waitedOn lists the actors a unit waited on.
@@ -487,6 +537,8 @@ func (c *connTx) apply(v *footprint.Vals, s footprint.Statement) bool {
 		v.Stmts["search_path"] = c.defaults.Stmts["search_path"]
 	case s.Sets == "discard": // DISCARD ALL: everything
 		*v = c.defaults.Clone()
+	case s.Timeout: // kept once set, even by a RESET
+		v.Timeouts = true
 	case s.Sets != "":
 		if s.Reset {
 			v.Stmts[s.Sets] = c.defaults.Stmts[s.Sets]
@@ -597,9 +649,21 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	for _, s := range stmts {
 		c.statement(s, &ev, &ended)
 	}
-	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && c.stmtLevel == "read committed" && !forced {
-		ev.Rechecked = rechecked(ev)
+	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && !forced {
+		s := stmts[0]
+		if c.stmtLevel == "read committed" {
+			ev.Rechecked = rechecked(ev)
+			ev.WaitsOnHolds = len(ev.Rechecked) > 0 && s.RowWait && !c.tx.Timeouts && !c.sess.Timeouts
+		}
+		if s.RowHold && u.SQLState == "" && tagRows(u.Tags) > 0 {
+			for _, n := range union(ev.Locks, ev.Writes) {
+				if _, key := footprint.SplitName(n); key != "" {
+					ev.Holds = append(ev.Holds, n)
+				}
+			}
+		}
 	}
+	ev.Failed = u.SQLState != ""
 	if forced && c.open {
 		c.global = true
 	}
@@ -694,6 +758,30 @@ func rechecked(ev search.Event) []string {
 		}
 	}
 	return names.Sorted()
+}
+
+// tagRows is the row count of a unit's one command tag (UPDATE 1, DELETE
+// 1, SELECT 1), or -1.
+func tagRows(tags []string) int {
+	if len(tags) != 1 {
+		return -1
+	}
+	f := strings.Fields(tags[0])
+	if len(f) < 2 {
+		return -1
+	}
+	n, err := strconv.Atoi(f[len(f)-1])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func union(a, b []string) []string {
+	s := footprint.Set{}
+	s.Add(a...)
+	s.Add(b...)
+	return s.Sorted()
 }
 
 // closeInTx makes ev, the last unit of a connection that closed inside a

@@ -187,6 +187,9 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		return Statement{Kind: Session}
 	case "reset":
 		st := Statement{Kind: Session, Reset: true}
+		if len(w) > 1 && timeoutParam(w[1]) {
+			st.Timeout = true
+		}
 		if len(w) > 1 {
 			st.Sets = sessionParam(w[1:])
 			if w[1] == "default_transaction_isolation" {
@@ -210,10 +213,16 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		if noPlan {
 			return Statement{Kind: DML}
 		}
+		var st Statement
 		if !single {
-			return c.dml(ctx, ts, untokenize(ts))
+			st = c.dml(ctx, ts, untokenize(ts))
+		} else {
+			st = c.dml(ctx, ts, whole)
 		}
-		return c.dml(ctx, ts, whole)
+		if st.Kind == DML {
+			st.RowWait, st.RowHold = rowLockModes(w[0], ts)
+		}
+		return st
 	}
 	return global(strings.ToUpper(strings.Join(w[:min(len(w), 2)], " ")) + " is not classified")
 }
@@ -262,6 +271,9 @@ func setStatement(ts []token, w []string) Statement {
 		}
 		return st
 	}
+	if timeoutParam(rest[0]) {
+		return Statement{Kind: Session, Timeout: true, Local: local}
+	}
 	switch rest[0] {
 	case "transaction":
 		if hasSeq(ts, "transaction", "snapshot") {
@@ -309,4 +321,29 @@ func untokenize(ts []token) string {
 func lockingClause(ts []token) bool {
 	return hasSeq(ts, "for", "update") || hasSeq(ts, "for", "share") ||
 		hasSeq(ts, "for", "no", "key", "update") || hasSeq(ts, "for", "key", "share")
+}
+
+// timeoutParam: a setting that can end a lock wait by time.
+func timeoutParam(name string) bool {
+	return name == "lock_timeout" || name == "statement_timeout"
+}
+
+// rowLockModes reads Statement.RowWait and RowHold from a statement's
+// first word and its locking clauses. A WITH, an INSERT or a MERGE is
+// neither: what they lock is not followed row by row.
+func rowLockModes(first string, ts []token) (wait, hold bool) {
+	switch first {
+	case "update", "delete":
+		return true, true
+	case "select":
+	default:
+		return false, false
+	}
+	if !lockingClause(ts) {
+		return false, false
+	}
+	keyShare := hasSeq(ts, "for", "key", "share")
+	share := hasSeq(ts, "for", "share")
+	noWait := hasSeq(ts, "skip", "locked") || hasSeq(ts, "nowait")
+	return !keyShare && !noWait, !keyShare && !share
 }

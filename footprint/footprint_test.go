@@ -278,3 +278,51 @@ func TestSafeSnapshotNeedsReadOnlyAndDeferrable(t *testing.T) {
 		}
 	}
 }
+
+func TestRowLockModesAndTimeouts(t *testing.T) {
+	for _, tc := range []struct {
+		sql        string
+		wait, hold bool
+	}{
+		{"UPDATE acct SET bal = 1 WHERE id = 1", true, true},
+		{"DELETE FROM acct WHERE id = 1", true, true},
+		{"SELECT bal FROM acct WHERE id = 1 FOR UPDATE", true, true},
+		{"SELECT bal FROM acct WHERE id = 1 FOR NO KEY UPDATE", true, true},
+		{"SELECT bal FROM acct WHERE id = 1 FOR SHARE", true, false},
+		{"SELECT bal FROM acct WHERE id = 1 FOR KEY SHARE", false, false},
+		{"SELECT bal FROM acct WHERE id = 1 FOR UPDATE SKIP LOCKED", false, true},
+		{"SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT", false, true},
+		{"SELECT bal FROM acct WHERE id = 1", false, false},
+		{"INSERT INTO acct VALUES (1, 2)", false, false},
+		{"WITH x AS (UPDATE acct SET bal = 1 WHERE id = 1 RETURNING *) SELECT * FROM x", false, false},
+		{"SELECT 'for update' FROM acct WHERE id = 1", false, false},
+	} {
+		stmts, ok := lex(tc.sql)
+		if !ok || len(stmts) != 1 {
+			t.Fatalf("%s does not lex", tc.sql)
+		}
+		w := words(stmts[0], 1)
+		wait, hold := rowLockModes(w[0], stmts[0])
+		if wait != tc.wait || hold != tc.hold {
+			t.Errorf("%s: wait %v hold %v, want %v %v", tc.sql, wait, hold, tc.wait, tc.hold)
+		}
+	}
+	for _, tc := range []struct {
+		sql     string
+		timeout bool
+	}{
+		{"SET lock_timeout = '1ms'", true},
+		{"SET LOCAL statement_timeout TO 5", true},
+		{"SET SESSION lock_timeout = 0", true},
+		{"RESET lock_timeout", true},
+		{"SET search_path TO x", false},
+		{"SET idle_session_timeout = 5", false},
+	} {
+		stmts, _ := lex(tc.sql)
+		c := &Classifier{}
+		st := c.statement(context.Background(), stmts[0], tc.sql, true, false)
+		if st.Timeout != tc.timeout || st.Kind != Session {
+			t.Errorf("%s: timeout %v kind %v", tc.sql, st.Timeout, st.Kind)
+		}
+	}
+}

@@ -22,6 +22,10 @@ type Vals struct {
 	// Unknown says why the values cannot be followed (every statement that
 	// resolves a name is then Global).
 	Unknown string
+	// Timeouts: a lock_timeout or statement_timeout may be in effect (set
+	// for the server, the database, the role, in the start-up packet, or
+	// by a SET or RESET since): a lock wait may end by time.
+	Timeouts bool
 }
 
 // Clone returns a copy of v that can be changed alone.
@@ -95,6 +99,12 @@ func (c *Classifier) Defaults(ctx context.Context, params []string) Vals {
 	if sp != c.own.searchPath || v.Stmts["role"] != "" {
 		v.Stmts["search_path"] = "SELECT set_config('search_path', " + literal(sp) + ", false)"
 	}
+	v.Timeouts = c.own.timeouts
+	for _, p := range []string{"lock_timeout", "statement_timeout"} {
+		if x, ok := set[p]; ok && strings.TrimSpace(x) != "0" {
+			v.Timeouts = true
+		}
+	}
 	if lvl, ok := set["default_transaction_isolation"]; ok {
 		v.Isolation = normalIsolation(lvl)
 		if v.Isolation == "" {
@@ -115,6 +125,8 @@ type own struct {
 	loaded                      bool
 	user, searchPath, isolation string
 	err                         string
+	// timeouts: the server's lock_timeout or statement_timeout is not 0
+	timeouts bool
 }
 
 func (c *Classifier) loadOwn(ctx context.Context) error {
@@ -142,6 +154,11 @@ func (c *Classifier) loadOwn(ctx context.Context) error {
 	if o.isolation == "" {
 		o.isolation = "serializable"
 	}
+	var nonZero bool
+	if err := c.conn.QueryRow(ctx, `SELECT bool_or(reset_val <> '0' OR boot_val <> '0') FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')`).Scan(&nonZero); err != nil {
+		return err
+	}
+	o.timeouts = nonZero
 	var spSrc string
 	if err := c.conn.QueryRow(ctx, `SELECT source FROM pg_settings WHERE name = 'search_path'`).Scan(&spSrc); err != nil {
 		return err

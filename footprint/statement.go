@@ -78,6 +78,18 @@ type Statement struct {
 	// transaction waits for a safe snapshot and then takes part in no
 	// serialization conflict: it reads a snapshot, as REPEATABLE READ does.
 	SafeSnapshot bool
+
+	// RowWait: an UPDATE, a DELETE, or a SELECT whose locking clauses are
+	// all FOR SHARE or stronger, with neither SKIP LOCKED nor NOWAIT: it
+	// waits for any other transaction's FOR NO KEY UPDATE or FOR UPDATE
+	// lock on a row it locks or writes. RowHold: an UPDATE, a DELETE, or
+	// a SELECT whose locking clauses are all FOR NO KEY UPDATE or FOR
+	// UPDATE: the rows it returns or changes stay locked in one of those
+	// modes until its transaction ends.
+	RowWait, RowHold bool
+	// Timeout: a SET or RESET of lock_timeout or statement_timeout, which
+	// can end a wait by time rather than by the order of commands.
+	Timeout bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 
 	"github.com/pginterleave/interleave/sched"
 )
@@ -340,9 +341,35 @@ func races(tr *Trace) []race {
 		}
 	}
 	var out []race
+	var held *holds
+	var lockBefore [][]uint64
 	for j := range ev {
 		for i := 0; i < j; i++ {
 			if ev[i].Actor == ev[j].Actor || ev[i].Decision == ev[j].Decision || !raceDependent(ev, window, i, j) {
+				continue
+			}
+			if ev[j].WaitsOnHolds && (ev[j].Kind == Whole || ev[j].Kind == WaitStart && !ev[j].Failed) {
+				if held == nil {
+					held = newHolds(ev)
+					lockBefore = happensBeforeExcept(ev, window, held)
+				}
+				if held.blocks(i, j) {
+					// j released before i would have waited for i's
+					// transaction and then read its rows again: that
+					// order is this one. The race that matters is with
+					// the command that took the lock (below).
+					continue
+				}
+				// Without the pairs such waits make equivalent, i may be
+				// in a race with j that the full relation chains through
+				// its lock holder's end: the command that took the lock.
+				chained := false
+				for k := i + 1; k < j && !chained; k++ {
+					chained = lockBefore[j][k/64]&(1<<(k%64)) != 0 && lockBefore[k][i/64]&(1<<(i%64)) != 0
+				}
+				if !chained {
+					out = append(out, race{i, j})
+				}
 				continue
 			}
 			// A chain i -> k -> j through a third event k makes it no race.
@@ -356,6 +383,100 @@ func races(tr *Trace) []race {
 		}
 	}
 	return out
+}
+
+// holds follows the row locks each actor's open transaction holds, event
+// by event (Event.Holds), for the statements that would wait for them
+// (Event.WaitsOnHolds).
+type holds struct {
+	ev []Event
+	// at[i]: the rows actor ev[i].Actor's transaction holds just before
+	// event i; nil when not known (a global event or an error since the
+	// transaction's last end).
+	at []map[string]bool
+}
+
+func newHolds(ev []Event) *holds {
+	h := &holds{ev: ev, at: make([]map[string]bool, len(ev))}
+	cur := map[int]map[string]bool{}
+	unknown := map[int]bool{}
+	for i := range ev {
+		a := ev[i].Actor
+		if !unknown[a] {
+			h.at[i] = cur[a]
+		}
+		switch {
+		case ev[i].EndsTx:
+			// Released at its end (a COMMIT that waited ends at WaitEnd;
+			// its release has EndsTx cleared).
+			delete(cur, a)
+			delete(unknown, a)
+		case ev[i].Global || ev[i].Failed || ev[i].Fault != sched.NoFault:
+			// An error releases the block's locks; a global event (a
+			// ROLLBACK TO SAVEPOINT, code not analysed) may.
+			delete(cur, a)
+			unknown[a] = true
+		case ev[i].Kind == Whole || ev[i].Kind == WaitEnd:
+			if len(ev[i].Holds) > 0 {
+				m := map[string]bool{}
+				for n := range cur[a] {
+					m[n] = true
+				}
+				for _, n := range ev[i].Holds {
+					m[n] = true
+				}
+				cur[a] = m
+			}
+		}
+	}
+	return h
+}
+
+// blocks reports whether event j (a statement that waits on held rows and
+// reads them again) would have waited, released just before event i of
+// another actor, for i's transaction: that transaction holds every row j
+// touches before i. Then j released just before i is the same as j
+// released after it: it waits behind the same holder and the same queue
+// (i, holding the rows already, joins no queue for them), and reads the
+// rows when its wait ends. Not when i is global (a LOCK TABLE could then
+// wait for the relation lock j took before its row lock: a deadlock) or
+// starts a wait of its own (a cycle could close at another command).
+func (h *holds) blocks(i, j int) bool {
+	x, y := &h.ev[i], &h.ev[j]
+	if x.Actor == y.Actor || x.Global || x.Kind == WaitStart || !y.WaitsOnHolds || len(y.Rechecked) == 0 {
+		return false
+	}
+	if y.Kind != Whole && (y.Kind != WaitStart || y.Failed) {
+		return false
+	}
+	m := h.at[i]
+	if m == nil {
+		return false
+	}
+	for _, n := range h.ev[j].Rechecked {
+		if !m[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// happensBeforeExcept is happensBefore without the pairs h.blocks.
+func happensBeforeExcept(ev []Event, window map[int][2]int, h *holds) [][]uint64 {
+	words := (len(ev) + 63) / 64
+	before := make([][]uint64, len(ev))
+	for j := range ev {
+		before[j] = make([]uint64, words)
+		for i := 0; i < j; i++ {
+			if ev[i].Actor == ev[j].Actor || (!h.blocks(i, j) && orderDependent(ev, window, i, j)) {
+				before[j][i/64] |= 1 << (i % 64)
+				for w := range words {
+					before[j][w] |= before[i][w]
+				}
+			}
+		}
+	}
+	return before
 }
 
 // happensBefore returns, for each event j, the set of events that happen
@@ -412,11 +533,27 @@ func inWindowOfBlocker(ev []Event, window map[int][2]int, w, x int) bool {
 	return false
 }
 
+// queuedBehind reports whether event x is an event of an actor that unit w
+// (its WaitStart) waited behind (Event.Queued), inside w's wait and in the
+// transaction that actor was running when w began to wait.
+func queuedBehind(ev []Event, window map[int][2]int, w, x int) bool {
+	win, ok := window[w]
+	if !ok || x <= win[0] || x >= win[1] || !slices.Contains(ev[w].Queued, ev[x].Actor) {
+		return false
+	}
+	for k := win[0] + 1; k < x; k++ {
+		if ev[k].Actor == ev[x].Actor && ev[k].EndsTx {
+			return false
+		}
+	}
+	return true
+}
+
 // orderDependent is the dependence that orders events i < j for
 // happens-before: the full relation, except that a waiting unit's release
 // depends on its blocker's events during the wait only through visibility.
 func orderDependent(ev []Event, window map[int][2]int, i, j int) bool {
-	if ev[i].Kind == WaitStart && inWindowOfBlocker(ev, window, i, j) {
+	if ev[i].Kind == WaitStart && (inWindowOfBlocker(ev, window, i, j) || queuedBehind(ev, window, i, j)) {
 		return visibleOnly(&ev[i], &ev[j])
 	}
 	return dependent(&ev[i], &ev[j])

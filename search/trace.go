@@ -42,8 +42,13 @@ type Event struct {
 	// Decision is the decision that released the unit (for a WaitEnd: the
 	// decision released just before the wait ended).
 	Decision int
-	// Blockers are the actors a waiting unit waited on.
+	// Blockers are the actors a waiting unit waited on. Queued are the
+	// actors it waited behind through them: when it began to wait, a
+	// blocker was itself waiting on them (a second waiter for a row lock
+	// waits for the first, which waits for the holder). Their commands up
+	// to their transaction's end cannot end its wait either.
 	Blockers []int
+	Queued   []int
 
 	// Global: depends on every event of another actor.
 	Global bool
@@ -72,6 +77,17 @@ type Event struct {
 	// only where the unit is that one statement and every name it touches
 	// is one of those rows (engine/trace.go).
 	Rechecked []string
+	// WaitsOnHolds: the unit is such a statement, it waits for any row
+	// lock in Holds of another transaction on those rows (its own mode is
+	// FOR SHARE or stronger, without SKIP LOCKED or NOWAIT) and no lock or
+	// statement timeout can end that wait. Holds: the rows the unit locked
+	// FOR NO KEY UPDATE or FOR UPDATE (it changed them, or returned them
+	// under such a locking clause), held until its transaction ends.
+	// Failed: the unit ended with an error, which in a transaction block
+	// releases the transaction's locks.
+	WaitsOnHolds bool
+	Holds        []string
+	Failed       bool
 	// Fault is the fault the unit was released with (faults.go): such an
 	// event is Global (it ends its session: its transaction rolls back,
 	// its locks go, its actor takes another path).

@@ -44,3 +44,42 @@ func TestRecheckedRowsMakeAWaitingReleaseIndependentOfItsBlocker(t *testing.T) {
 		}
 	}
 }
+
+// A statement that would have waited for a row another transaction holds
+// (and then read it again) is in a race with the command that took the
+// lock, not with the holder's end; not when the holder's transaction may
+// have released it (an error) or its lock mode does not make it wait.
+func TestARaceWithAHeldRowIsWithItsLocker(t *testing.T) {
+	r := "public.acct\x001"
+	trace := func(waits, failed bool) *Trace {
+		a := func(u int) sched.UnitRef { return sched.UnitRef{Actor: 0, Unit: u} }
+		return &Trace{Events: []Event{
+			{Kind: Whole, Actor: 0, Ref: a(1), Decision: 1, Reads: []string{r}, Locks: []string{r}, Holds: []string{r}},
+			{Kind: Whole, Actor: 0, Ref: a(2), Decision: 2, Reads: []string{r}, Writes: []string{r}, Holds: []string{r}, Failed: failed},
+			{Kind: Whole, Actor: 0, Ref: a(3), Decision: 3, EndsTx: true, TxReads: []string{r}, TxWrites: []string{r}, TxLocks: []string{r}},
+			{Kind: Whole, Actor: 1, Ref: sched.UnitRef{Actor: 1, Unit: 1}, Decision: 4, Reads: []string{r}, Locks: []string{r},
+				Rechecked: []string{r}, WaitsOnHolds: waits},
+		}}
+	}
+	has := func(rs []race, first, second int) bool {
+		for _, x := range rs {
+			if x.first == first && x.second == second {
+				return true
+			}
+		}
+		return false
+	}
+	rs := races(trace(true, false))
+	if !has(rs, 0, 3) || has(rs, 2, 3) {
+		t.Errorf("held row: races %v, want the locker's (0, 3) and not the end's (2, 3)", rs)
+	}
+	for _, tc := range []struct {
+		name          string
+		waits, failed bool
+	}{{"FOR KEY SHARE (does not wait)", false, false}, {"the holder failed (locks released)", true, true}} {
+		rs := races(trace(tc.waits, tc.failed))
+		if !has(rs, 2, 3) || has(rs, 0, 3) {
+			t.Errorf("%s: races %v, want the end's (2, 3) only", tc.name, rs)
+		}
+	}
+}
