@@ -94,6 +94,20 @@ func Cases() []Case {
 			{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 10 WHERE id = 2"), q("COMMIT")},
 			{q("BEGIN"), q("SELECT bal FROM acct WHERE id = 1 FOR UPDATE"), q("SELECT bal FROM acct WHERE id = 2"), q("COMMIT")},
 			{q("DELETE FROM acct WHERE id = 1 AND bal > 10 RETURNING bal")}}, Large: true},
+		// Generated seed 73027: a Query that ends its transaction waited in
+		// one attempt; asleep, it was judged by its release (which ends
+		// nothing) and kept asleep across another actor's snapshot.
+		{Name: "gen-73027-sleeping-wait", Setup: `CREATE TABLE slot (id int PRIMARY KEY, v int NOT NULL);
+INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);
+CREATE TABLE job (id int PRIMARY KEY, owner text);
+INSERT INTO job VALUES (1, NULL), (2, NULL), (3, NULL);
+CREATE VIEW next_job AS SELECT id FROM job WHERE owner IS NULL ORDER BY id LIMIT 1 FOR UPDATE;
+CREATE VIEW taken AS SELECT count(*) AS n FROM job WHERE owner IS NOT NULL;
+CREATE VIEW low_job AS SELECT id, owner FROM job WHERE id <= 2;`,
+			Actors: [][]Step{
+				{q("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ"), keep("START TRANSACTION ISOLATION LEVEL SERIALIZABLE"), keep("SAVEPOINT s1"), keep("SELECT v FROM slot WHERE id = 3 FOR SHARE"), keep("ROLLBACK TO SAVEPOINT s1"), keep("ROLLBACK")},
+				{{SQL: "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT count(*) FROM slot WHERE v > 0; UPDATE slot SET v = (SELECT max(v) FROM slot) + 1 WHERE id = 3 RETURNING v; COMMIT", Simple: true, Retry: false, Keep: true}, keep("SELECT v FROM slot WHERE id = 2 FOR KEY SHARE")},
+			}},
 		{Name: "rows-repeatable-read-skew", Setup: accts, Actors: [][]Step{
 			rr(q("SELECT bal FROM acct WHERE id = 1"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 2"), keep("COMMIT")),
 			rr(q("SELECT bal FROM acct WHERE id = 2"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 1"), keep("COMMIT"))}},

@@ -298,7 +298,7 @@ func (e *explorer) queueDependentPairs(tr *Trace, ds []sched.Decision, keys []st
 	byRef := map[sched.UnitRef]*Event{}
 	for i := range tr.Events {
 		if ev := &tr.Events[i]; ev.Kind != WaitEnd {
-			byRef[ev.Ref] = ev
+			byRef[ev.Ref] = whole(tr, i)
 		}
 	}
 	for k, d := range ds {
