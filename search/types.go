@@ -156,7 +156,8 @@ type Summary struct {
 	Retries       int // extra runs of plans ending with a pair
 	// Reruns counts the extra runs of plans that could not be followed
 	// the first time (a deadlock timer that ended out of the victim
-	// order, a pool's timing) and were run again.
+	// order, row-lock waits granted out of queue order, a pool's timing)
+	// and were run again.
 	Reruns int
 	// Under partial-order reduction: Alternatives is how many the
 	// unreduced search would have queued from the attempts run, Queued how

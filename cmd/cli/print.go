@@ -68,7 +68,7 @@ func PrintExplore(w io.Writer, r *engine.Result) {
 			// Most often a deadlock's timer that ended out of the victim
 			// order on a busy machine: the plan ran again with longer
 			// deadlock timeouts.
-			fmt.Fprintf(w, "Reruns: %d extra runs of plans PostgreSQL did not follow the first time (most often a deadlock victim other than the planned one, on a busy machine); %d plans were not followed in the end.\n", s.Reruns, s.Diverged)
+			fmt.Fprintf(w, "Reruns: %d extra runs of plans PostgreSQL did not follow the first time (a deadlock victim other than the planned one, or row-lock waits granted out of queue order, most often on a busy machine); %d plans were not followed in the end.\n", s.Reruns, s.Diverged)
 		}
 		if (s.Inconclusive > 0 || s.Diverged > 0) && r.Outcome != engine.OutcomeInconclusive {
 			fmt.Fprintf(w, "Not judged: %d attempts inconclusive; %d plans could not be followed.\n", s.Inconclusive, s.Diverged)
