@@ -551,6 +551,13 @@ func (g *generator) modRows() *genModule {
 		{sql: "UPDATE slot SET v = v + 1 WHERE id = 2 AND v < 3 RETURNING v", tags: []string{"requalify"}},
 		{sql: "DELETE FROM slot WHERE id = 1 AND v > 1 RETURNING v", tags: []string{"requalify"}},
 		{sql: "UPDATE slot SET v = (SELECT max(v) FROM slot) + 1 WHERE id = 3 RETURNING v", tags: []string{"requalify"}},
+		// Shapes whose footprint is not one row: a join, a CTE, an
+		// upsert, several keys, a locking join.
+		{sql: "UPDATE slot s SET v = s.v + o.v FROM slot o WHERE s.id = 1 AND o.id = 2 RETURNING s.v", tags: []string{"row-shapes"}},
+		{sql: "WITH u AS (UPDATE slot SET v = v + 1 WHERE id = 2 RETURNING v) SELECT v FROM u", tags: []string{"row-shapes"}},
+		{sql: "INSERT INTO slot VALUES (2, {a}) ON CONFLICT (id) DO UPDATE SET v = slot.v + 1 RETURNING v", tags: []string{"row-shapes", "upsert"}},
+		{sql: "UPDATE slot SET v = v + 1 WHERE id IN (1, 3) RETURNING v", tags: []string{"row-shapes"}},
+		{sql: "SELECT s.v FROM slot s JOIN slot t ON t.id = s.id + 1 WHERE s.id = 1 FOR UPDATE OF s", tags: []string{"row-shapes", "row-lock-modes"}},
 	}
 	return m
 }

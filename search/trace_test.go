@@ -83,3 +83,27 @@ func TestARaceWithAHeldRowIsWithItsLocker(t *testing.T) {
 		}
 	}
 }
+
+// A unit that waited is judged asleep by everything it does: its release
+// ends nothing (the end is placed at the wait's end), but released
+// elsewhere it may not wait and then ends its transaction at once
+// (generated seed 73027).
+func TestASleepingWaitIsJudgedByItsEnd(t *testing.T) {
+	b := sched.UnitRef{Actor: 1, Unit: 1}
+	tr := &Trace{Events: []Event{
+		{Kind: WaitStart, Actor: 1, Ref: b, Blockers: []int{0}, Reads: []string{"public.slot"}, Writes: []string{"public.slot"}},
+		{Kind: Whole, Actor: 0, Ref: sched.UnitRef{Actor: 0, Unit: 1}, Global: true, EndsTx: true},
+		{Kind: WaitEnd, Actor: 1, Ref: b, Blockers: []int{0}, Reads: []string{"public.slot"}, Writes: []string{"public.slot"},
+			EndsTx: true, TxReads: []string{"public.slot"}, TxWrites: []string{"public.slot"}},
+	}}
+	snapshot := &Event{Kind: Whole, Actor: 2, Snapshot: true, Serializable: true}
+	if dependent(&tr.Events[0], snapshot) {
+		t.Fatal("the test needs a release that a new snapshot does not depend on")
+	}
+	if w := whole(tr, 0); w != &tr.Events[2] || !dependent(w, snapshot) {
+		t.Errorf("whole(release) = %+v: a snapshot must depend on the transaction the unit ends", w)
+	}
+	if whole(tr, 1) != &tr.Events[1] {
+		t.Error("an event that did not wait is itself")
+	}
+}
