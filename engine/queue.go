@@ -11,8 +11,8 @@ import (
 // waiting (the second waiter for a row lock waits for the first, which
 // waits for the holder) can only go on when that backend's unit has: the
 // backend's transaction cannot end while its unit waits. When the second
-// one completed first, without an error, PostgreSQL granted out of queue
-// order: in READ COMMITTED, after the holder changed the row, both waiters
+// one completed first, and both without an error, PostgreSQL granted out
+// of queue order: in READ COMMITTED, after the holder changed the row, both waiters
 // follow the row to its new version, and whichever gets there first locks
 // it. The reduction takes the queue order for the order the waits end, so
 // such an attempt is not the plan's: it runs again, as an attempt whose
@@ -40,7 +40,13 @@ func outOfQueue(res *sched.Result) string {
 					if w.Completed && w.CompletedAt <= lw.At {
 						continue // done before v waited on its backend
 					}
-					if !w.Completed || w.CompletedAt > v.CompletedAt {
+					if !w.Completed || w.SQLState != "" {
+						// An error (a deadlock victim, a timeout) releases
+						// its transaction's locks before its reply arrives;
+						// nothing is known of one that never completed.
+						continue
+					}
+					if w.CompletedAt > v.CompletedAt {
 						return fmt.Sprintf("unit %s waited behind unit %s for a lock and went on first (PostgreSQL granted out of queue order)", v.Ref, w.Ref)
 					}
 				}

@@ -25,6 +25,7 @@ func TestOutOfQueueComparesWaitEnds(t *testing.T) {
 		{"the second waiter first", ms(30), ms(20), false, true},
 		{"the second waiter failed first (a timeout, a deadlock)", ms(30), ms(20), true, false},
 	} {
+		c.SQLState = ""
 		c.CompletedAt, b.CompletedAt = tc.c, tc.b
 		b.SQLState = ""
 		if tc.bFailed {
@@ -38,6 +39,15 @@ func TestOutOfQueueComparesWaitEnds(t *testing.T) {
 			t.Errorf("%s: %q does not say what happened", tc.name, why)
 		}
 	}
+	// The first waiter was a deadlock victim: its locks went at the abort,
+	// before its error reached the client.
+	b.SQLState = ""
+	c.SQLState = "40P01"
+	c.CompletedAt, b.CompletedAt = ms(30), ms(20)
+	if why := outOfQueue(&sched.Result{Units: []*sched.UnitRecord{c, b}}); why != "" {
+		t.Errorf("the first waiter failed: %q", why)
+	}
+	c.SQLState = ""
 	// A backend that was not waiting when b began to wait on it: no queue.
 	c.LockWaits[0].At = ms(13)
 	c.CompletedAt, b.CompletedAt = ms(30), ms(20)
