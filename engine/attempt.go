@@ -40,15 +40,6 @@ type attemptResult struct {
 	OutOfQueue string
 }
 
-// notAsPlanned is why the attempt did not run as its plan says (a wrong
-// deadlock victim, waits granted out of queue order), or "".
-func (r *attemptResult) notAsPlanned() string {
-	if r.WrongVictim != "" {
-		return r.WrongVictim
-	}
-	return r.OutOfQueue
-}
-
 // serverTerminated is pgserver.Terminated after an attempt ended with
 // outcome. When it did not pass and the postmaster is gone (its backends
 // may still answer for a moment) or the server no longer answers on the

@@ -137,7 +137,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 		// A sampled strategy takes whatever victim (and grant order)
 		// PostgreSQL chose; a systematic one keys what it learns by the
 		// victim order and takes the queue order for the grant order.
-		notPlanned := r.notAsPlanned() != "" && r.Outcome != OutcomeHarnessError && !so.Strategy.Sampled()
+		notPlanned := r.WrongVictim != "" && r.Outcome != OutcomeHarnessError && !so.Strategy.Sampled()
 		if (reduce || so.CountClasses) && r.Outcome != OutcomeHarnessError && !errors.Is(r.SchedErr, search.ErrDiverged) && !interfered && !notPlanned {
 			rep.Trace = w.reductionTrace(ctx, r)
 			if reduce && so.ReductionCheck >= 0 && (r.Outcome == OutcomePass || r.Outcome.Failed()) {
@@ -151,11 +151,10 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
 			rep.DivergedAt = r.SchedErr.Error()
 		case notPlanned:
-			// The victim was not the planned one (or waits were granted
-			// out of queue order): the attempt is not the plan's, and runs
-			// again (after a wrong victim, with longer deadlock timeouts).
+			// The victim was not the planned one: the attempt is not the
+			// plan's, and runs again with longer deadlock timeouts.
 			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
-			rep.DivergedAt = r.notAsPlanned()
+			rep.DivergedAt = r.WrongVictim
 			rep.Deadlocks = nil
 		case r.Outcome == OutcomeHarnessError:
 			rep.Stop = errors.New(r.Message)
@@ -163,6 +162,10 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			lastHarness = r
 			mu.Unlock()
 		}
+		// Waits granted out of queue order: run again; if they are every
+		// time, that is how PostgreSQL runs this order (engine/queue.go). A
+		// failure is kept: PostgreSQL ran that order.
+		rep.Unsettled = r.OutOfQueue != "" && !so.Strategy.Sampled() && !rep.Failed && !rep.Diverged
 		uncounted := seq == 0 && so.Shards > 1 && so.Shard != 1 && !so.Strategy.Sampled()
 		if rep.Failed && !uncounted { // another shard reports the first schedule
 			mu.Lock()

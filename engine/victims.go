@@ -37,7 +37,7 @@ import (
 // that follow a recorded or chosen order (replay, minimize, explain).
 func (w *worker) runPlanned(ctx context.Context, sc *Scenario, newPolicy func() sched.Policy, victims []int) *attemptResult {
 	r := w.run(ctx, sc, newPolicy(), victims)
-	for try := 0; r.notAsPlanned() != "" && try < search.DivergeRetries && ctx.Err() == nil; try++ {
+	for try := 0; r.WrongVictim != "" && try < search.DivergeRetries && ctx.Err() == nil; try++ {
 		r = w.run(ctx, sc, newPolicy(), victims)
 	}
 	return r

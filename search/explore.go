@@ -285,7 +285,7 @@ func (e *explorer) worker(ctx context.Context, w int) {
 				// A plan that could not be followed ran into timing the
 				// scheduler does not control (a pool's goroutines, a
 				// timer): it runs again before it is given up.
-				if rep.Diverged && diverged < DivergeRetries && ctx.Err() == nil && e.retryAllowed() {
+				if (rep.Diverged || rep.Unsettled) && diverged < DivergeRetries && ctx.Err() == nil && e.retryAllowed() {
 					diverged++
 					continue
 				}

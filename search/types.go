@@ -10,10 +10,16 @@ import (
 // Report is what the search needs to know about one attempt.
 type Report struct {
 	Decisions    []sched.Decision
-	Failed       bool  // a violation or actor error: a failure worth keeping
-	Inconclusive bool  // could not be judged
-	Diverged     bool  // the plan could not be followed
-	Stop         error // a harness failure that makes further attempts pointless
+	Failed       bool // a violation or actor error: a failure worth keeping
+	Inconclusive bool // could not be judged
+	Diverged     bool // the plan could not be followed
+	// Unsettled: the plan was followed, but PostgreSQL decided something
+	// the model takes to go one way another way (row-lock waits granted
+	// out of queue order): the plan runs again, up to DivergeRetries
+	// times, and an attempt that goes the same way every time is how
+	// PostgreSQL runs that order, and counts as it ran.
+	Unsettled bool
+	Stop      error // a harness failure that makes further attempts pointless
 	// Trace is the attempt as partial-order reduction sees it; nil when the
 	// reduction is off or the attempt could not be analysed (every
 	// alternative is then explored).
