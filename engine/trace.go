@@ -103,7 +103,9 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 				continue
 			}
 			ev.Kind, ev.Blockers = search.WaitStart, blockers
-			ev.Queued = queuedBehind(u, r.Sched.Units)
+			if rowLockRules {
+				ev.Queued = queuedBehind(u, r.Sched.Units)
+			}
 			end := ev
 			end.Kind = search.WaitEnd
 			// A transaction the unit ends (a COMMIT that waited) ends when
@@ -651,7 +653,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	}
 	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && !forced {
 		s := stmts[0]
-		if c.stmtLevel == "read committed" {
+		if c.stmtLevel == "read committed" && rowLockRules {
 			ev.Rechecked = rechecked(ev)
 			ev.WaitsOnHolds = len(ev.Rechecked) > 0 && s.RowWait && !c.tx.Timeouts && !c.sess.Timeouts
 		}
@@ -732,6 +734,13 @@ func hasRelation(set footprint.Set, rel string) bool {
 	}
 	return false
 }
+
+// rowLockRules switches on the three row-lock refinements of the
+// dependence (Event.Rechecked, WaitsOnHolds, Queued). Off: generated seed
+// 79029 (bench case gen-79029-row-lock-rules) loses 7 behaviours with the
+// first of them alone (d52eb4c) and passes without them; until the cause
+// is found, the search does not use them.
+const rowLockRules = false
 
 // rechecked is what a READ COMMITTED statement reads again if it waits
 // for a row lock (search.Event.Rechecked): every name it touches, when
