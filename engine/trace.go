@@ -657,7 +657,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 			ev.Rechecked = rechecked(ev)
 			ev.WaitsOnHolds = len(ev.Rechecked) > 0 && s.RowWait && !c.tx.Timeouts && !c.sess.Timeouts
 		}
-		if s.RowHold && u.SQLState == "" && tagRows(u.Tags) > 0 {
+		if rowLockRules && s.RowHold && u.SQLState == "" && tagRows(u.Tags) > 0 {
 			for _, n := range union(ev.Locks, ev.Writes) {
 				if _, key := footprint.SplitName(n); key != "" {
 					ev.Holds = append(ev.Holds, n)

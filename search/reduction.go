@@ -463,32 +463,25 @@ func (h *holds) blocks(i, j int) bool {
 
 // happensBeforeExcept is happensBefore without the pairs h.blocks.
 func happensBeforeExcept(ev []Event, window map[int][2]int, h *holds) [][]uint64 {
-	words := (len(ev) + 63) / 64
-	before := make([][]uint64, len(ev))
-	for j := range ev {
-		before[j] = make([]uint64, words)
-		for i := 0; i < j; i++ {
-			if ev[i].Actor == ev[j].Actor || (!h.blocks(i, j) && orderDependent(ev, window, i, j)) {
-				before[j][i/64] |= 1 << (i % 64)
-				for w := range words {
-					before[j][w] |= before[i][w]
-				}
-			}
-		}
-	}
-	return before
+	return closure(ev, func(i, j int) bool { return !h.blocks(i, j) && orderDependent(ev, window, i, j) })
 }
 
 // happensBefore returns, for each event j, the set of events that happen
 // before it (bits by index): the transitive closure of program order and
 // orderDependent.
 func happensBefore(ev []Event, window map[int][2]int) [][]uint64 {
+	return closure(ev, func(i, j int) bool { return orderDependent(ev, window, i, j) })
+}
+
+// closure is the transitive closure of program order and dep (i < j), as
+// happensBefore returns it.
+func closure(ev []Event, dep func(i, j int) bool) [][]uint64 {
 	words := (len(ev) + 63) / 64
 	before := make([][]uint64, len(ev))
 	for j := range ev {
 		before[j] = make([]uint64, words)
 		for i := 0; i < j; i++ {
-			if ev[i].Actor == ev[j].Actor || orderDependent(ev, window, i, j) {
+			if ev[i].Actor == ev[j].Actor || dep(i, j) {
 				before[j][i/64] |= 1 << (i % 64)
 				for w := range words {
 					before[j][w] |= before[i][w]
