@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -79,6 +80,9 @@ func (c Case) Scenario(rec *Recorder) interleave.Scenario {
 				rec.Seen = map[Behaviour]int{}
 			}
 			rec.Seen[b]++
+			if os.Getenv("DEBUG_BEHAVIOUR") != "" {
+				fmt.Fprintf(os.Stderr, "BEHAVIOUR %s\n", b)
+			}
 			rec.mu.Unlock()
 			return nil
 		},

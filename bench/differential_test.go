@@ -45,6 +45,12 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 	}
 }
 
+// TestDebugDifferential explores one case (DEBUG_CASE) with and without
+// reduction and lists each one's behaviours. With INTERLEAVE_DEBUG_REDUCTION
+// the search prints each attempt's plan, trace and races; with
+// DEBUG_BEHAVIOUR the case prints each attempt's behaviour just before
+// that attempt's plan, which pairs a lost behaviour with the orders that
+// produce it.
 func TestDebugDifferential(t *testing.T) {
 	name := os.Getenv("DEBUG_CASE")
 	if name == "" {

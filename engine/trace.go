@@ -736,11 +736,13 @@ func hasRelation(set footprint.Set, rel string) bool {
 }
 
 // rowLockRules switches on the three row-lock refinements of the
-// dependence (Event.Rechecked, WaitsOnHolds, Queued). Off: generated seed
-// 79029 (bench case gen-79029-row-lock-rules) loses 7 behaviours with the
-// first of them alone (d52eb4c) and passes without them; until the cause
-// is found, the search does not use them.
-const rowLockRules = false
+// dependence (Event.Rechecked, WaitsOnHolds, Queued). They were off from
+// 12aa135: generated seed 79029 (bench case gen-79029-row-lock-rules) lost
+// 7 behaviours with the first of them, because a race with the end of a
+// wait was reversed only at the decision that ended it; the search now
+// also reverses it at the unit's release (search/reduction.go,
+// withMovedStarts).
+const rowLockRules = true
 
 // rechecked is what a READ COMMITTED statement reads again if it waits
 // for a row lock (search.Event.Rechecked): every name it touches, when

@@ -107,3 +107,56 @@ func TestASleepingWaitIsJudgedByItsEnd(t *testing.T) {
 		t.Error("an event that did not wait is itself")
 	}
 }
+
+// A race with the end of a wait whose release may move past its blocker's
+// events (the row is read again) is also reversed at the release: the
+// wait's end is no decision, and the second event comes after the
+// blocker's COMMIT, so only a later release reverses it (generated seed
+// 79029: an autocommit DELETE that waited was never run after its
+// blocker's next statement).
+func TestARaceWithAWaitsEndIsReversedAtItsRelease(t *testing.T) {
+	r := "public.slot\x001"
+	del := sched.UnitRef{Actor: 1, Unit: 7}
+	a := func(u int) sched.UnitRef { return sched.UnitRef{Actor: 0, Unit: u} }
+	tr := func(rechecked []string) *Trace {
+		return &Trace{Events: []Event{
+			{Kind: Whole, Actor: 0, Ref: a(3), Decision: 10, Reads: []string{r}, Writes: []string{r}},
+			{Kind: WaitStart, Actor: 1, Ref: del, Decision: 12, Blockers: []int{0}, Reads: []string{r}, Writes: []string{r}, Rechecked: rechecked},
+			{Kind: Whole, Actor: 0, Ref: a(5), Decision: 13, EndsTx: true, TxReads: []string{r}, TxWrites: []string{r}},
+			{Kind: WaitEnd, Actor: 1, Ref: del, Decision: 13, Blockers: []int{0}, Reads: []string{r}, Writes: []string{r}, Rechecked: rechecked,
+				EndsTx: true, TxReads: []string{r}, TxWrites: []string{r}},
+			{Kind: Whole, Actor: 0, Ref: a(6), Decision: 14, Reads: []string{r}, Locks: []string{r}},
+		}}
+	}
+	has := func(rs []race, first, second int) bool {
+		for _, x := range rs {
+			if x.first == first && x.second == second {
+				return true
+			}
+		}
+		return false
+	}
+	rc := tr([]string{r})
+	rs := withMovedStarts(rc, races(rc))
+	if !has(rs, 3, 4) || !has(rs, 1, 4) {
+		t.Fatalf("races %v: want the wait's end against the next statement (3, 4), and the same from the release (1, 4)", rs)
+	}
+	if has(rs, 1, 2) {
+		t.Errorf("races %v: the release and the COMMIT are independent when the row is read again", rs)
+	}
+	var e explorer
+	init, v := e.initials(rc, race{1, 4}, []sched.Candidate{{Ref: del}, {Ref: a(5)}})
+	if len(init) != 1 || init[0].Ref != a(5) {
+		t.Errorf("initials at the release = %v (events %v), want the blocker's COMMIT", init, v)
+	}
+	// Without the rule the release races with the COMMIT itself, and
+	// nothing is added.
+	plain := tr(nil)
+	rs = races(plain)
+	if !has(rs, 1, 2) {
+		t.Errorf("races %v: without the rule the release races with the COMMIT", rs)
+	}
+	if got := withMovedStarts(plain, rs); len(got) != len(rs) {
+		t.Errorf("without the rule nothing is added: %v -> %v", rs, got)
+	}
+}
