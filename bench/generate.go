@@ -195,6 +195,7 @@ func (g *generator) build() Case {
 	nActors := 2
 	if g.chance(0.3) {
 		nActors = 3
+		g.tag("three-actors") // draws nothing: seeds keep their scenarios
 	}
 	c := Case{Setup: strings.Join(setup, "\n")}
 	for a := 1; a <= nActors; a++ {
