@@ -253,8 +253,10 @@ type Differential struct {
 	// PostgreSQL held a relation lock outside their footprint.
 	Corrections int
 	// Reruns: extra runs, in both searches, of plans that could not be
-	// followed the first time (a deadlock victim out of order).
-	Reruns int
+	// followed the first time (a deadlock victim out of order, a wait
+	// granted out of queue order); FullReruns and ReducedReruns each
+	// search's. Full and Reduced count them.
+	Reruns, FullReruns, ReducedReruns int
 }
 
 // RunDifferential explores c with and without reduction on server opts
@@ -283,9 +285,11 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 		d.Reruns += res.Summary.Reruns
 		if i == 0 {
 			d.Full, d.FullTime, d.FullStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
+			d.FullReruns = res.Summary.Reruns
 			d.Classes = res.Summary.Classes
 		} else {
 			d.Reduced, d.ReduceTime, d.ReduceStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
+			d.ReducedReruns = res.Summary.Reruns
 			d.Corrections = res.Summary.LockCorrections
 			d.ReducedClasses = res.Summary.Classes
 		}
