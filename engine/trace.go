@@ -83,6 +83,14 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 					// What its snapshot depends on goes with it: a READ
 					// ONLY DEFERRABLE transaction's Parse waits for a safe
 					// snapshot, and depends on everything (seed 69038).
+					if f.Snapshot {
+						if prev.Snapshot {
+							prev.SnapshotOf = union(prev.SnapshotOf, f.SnapshotOf)
+							prev.SnapshotKnown = prev.SnapshotKnown && f.SnapshotKnown
+						} else {
+							prev.SnapshotOf, prev.SnapshotKnown = f.SnapshotOf, f.SnapshotKnown
+						}
+					}
 					prev.Snapshot = prev.Snapshot || f.Snapshot
 					prev.Global = prev.Global || f.Global
 					prev.Serializable = prev.Serializable || f.Serializable
@@ -227,6 +235,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 		byConn[k] = append(byConn[k], u)
 	}
 	out := map[sched.UnitRef]search.Event{}
+	snaps := map[sched.UnitRef][]int{}
 	held := w.heldLockNames(ctx, res)
 	corrections := 0
 	for k, us := range byConn {
@@ -261,6 +270,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 					}
 				}
 				out[u.Ref] = c.event(u, stmts, false, held[u])
+				snaps[u.Ref] = c.snaps
 				continue
 			}
 			var stmts []footprint.Statement
@@ -300,6 +310,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 			}
 			forced := u.Copy != 0 || d.FunctionCall || !u.Completed
 			out[u.Ref] = c.event(u, stmts, forced, held[u])
+			snaps[u.Ref] = c.snaps
 			last, hasLast = u.Ref, true
 		}
 		// A connection that closes inside a transaction rolls it back:
@@ -311,8 +322,30 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 			}
 		}
 		corrections += c.corrections
+		for _, u := range us {
+			if ev, ok := out[u.Ref]; ok && ev.Snapshot && len(snaps[u.Ref]) > 0 {
+				ev.SnapshotOf, ev.SnapshotKnown = c.snapshotOf(snaps[u.Ref])
+				out[u.Ref] = ev
+			}
+		}
 	}
 	return out, corrections
+}
+
+// snapshotOf is what the REPEATABLE READ transactions seqs (whose
+// snapshots one unit took) read, locked and wrote until they ended
+// (search.Event.SnapshotOf), and whether that is known: not when one did
+// not end in the attempt, ran a global unit, or is not REPEATABLE READ.
+func (c *connTx) snapshotOf(seqs []int) ([]string, bool) {
+	names := footprint.Set{}
+	for _, q := range seqs {
+		d := c.done[q]
+		if !d.known {
+			return nil, false
+		}
+		names.Add(d.names...)
+	}
+	return names.Sorted(), true
 }
 
 // intParam reads the n-th of a Bind's parameters as an integer key.
@@ -442,6 +475,19 @@ type connTx struct {
 	corrections int
 	// level of the transaction the last DML statement ran in
 	stmtLevel string
+	// seq numbers the connection's transactions; snaps are the ones whose
+	// snapshot the current unit took (REPEATABLE READ and SERIALIZABLE);
+	// done holds each ended transaction's names, or nil when not known
+	// (a global or corrected unit, SERIALIZABLE, a safe snapshot).
+	seq   int
+	snaps []int
+	done  map[int]txNames
+}
+
+// txNames is what an ended transaction read, locked and wrote, if known.
+type txNames struct {
+	known bool
+	names []string
 }
 
 // txSets are what the transactions a unit ended did.
@@ -480,6 +526,7 @@ func (c *connTx) serializable() bool {
 }
 
 func (c *connTx) begin(implicit bool) {
+	c.seq++
 	c.open, c.implicit, c.started, c.global, c.corrected, c.safe = true, implicit, false, false, false, false
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
@@ -500,6 +547,16 @@ func (c *connTx) end(commit bool, ended *txSets) {
 	ended.reads.Add(c.reads.Sorted()...)
 	ended.writes.Add(c.writes.Sorted()...)
 	ended.locks.Add(c.locks.Sorted()...)
+	if c.done == nil {
+		c.done = map[int]txNames{}
+	}
+	if !c.global && !c.corrected && c.level == "repeatable read" {
+		names := footprint.Set{}
+		names.Add(c.reads.Sorted()...)
+		names.Add(c.writes.Sorted()...)
+		names.Add(c.locks.Sorted()...)
+		c.done[c.seq] = txNames{known: true, names: names.Sorted()}
+	}
 	if commit {
 		for _, p := range c.pending {
 			c.apply(&c.sess, p)
@@ -579,6 +636,9 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		}
 		if !c.started {
 			ev.Snapshot = ev.Snapshot || c.level != "read committed"
+			if c.level != "read committed" {
+				c.snaps = append(c.snaps, c.seq)
+			}
 			c.started = true
 			if c.safe && c.level == "serializable" {
 				// Where the safe snapshot is taken depends on which
@@ -634,6 +694,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 // unit global (a COPY, a function call by oid, a unit that did not
 // complete).
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
+	c.snaps = nil
 	f := footprint.Combine(stmts)
 	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
 		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
@@ -685,6 +746,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 			c.setUnknown("a transaction with SETs ended where its statements do not say")
 		}
 		ev.Global = true
+		c.global = true // nor of its transaction (snapshotOf)
 		c.end(false, &ended)
 	case after != 'I' && !c.open:
 		ev.Global = true

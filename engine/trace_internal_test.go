@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/pginterleave/interleave/footprint"
@@ -173,5 +174,46 @@ func TestRecheckedOnlyInReadCommittedOnLockedRows(t *testing.T) {
 	ev := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{forUpdate, forUpdate}, false, nil)
 	if len(ev.Rechecked) > 0 {
 		t.Errorf("two statements: rechecked %q", ev.Rechecked)
+	}
+}
+
+// A REPEATABLE READ transaction's snapshot is known by everything the
+// transaction touched until it ended; not for SERIALIZABLE, a global
+// statement, or a transaction still open.
+func TestRepeatableReadSnapshotIsKnownByItsTransaction(t *testing.T) {
+	r1, r2 := footprint.RowName("public.acct", "1"), footprint.RowName("public.acct", "2")
+	begin := func(iso string) footprint.Statement {
+		return footprint.Statement{Kind: footprint.Begin, Isolation: iso}
+	}
+	commit := footprint.Statement{Kind: footprint.Commit}
+	for _, tc := range []struct {
+		name  string
+		stmts [][]footprint.Statement // units: the first takes the snapshot
+		want  []string                // nil: not known
+	}{
+		{"repeatable read", [][]footprint.Statement{{begin("repeatable read"), dml([]string{r1}, nil)}, {dml([]string{r2}, []string{r2})}, {commit}}, []string{r1, r2}},
+		{"serializable", [][]footprint.Statement{{begin("serializable"), dml([]string{r1}, nil)}, {commit}}, nil},
+		{"a global statement", [][]footprint.Statement{{begin("repeatable read"), dml([]string{r1}, nil)}, {{Kind: footprint.Global}}, {commit}}, nil},
+		{"still open", [][]footprint.Statement{{begin("repeatable read"), dml([]string{r1}, nil)}, {dml([]string{r2}, nil)}}, nil},
+	} {
+		c := newConn()
+		var snaps []int
+		for i, u := range tc.stmts {
+			status := byte('T')
+			if i == len(tc.stmts)-1 && u[len(u)-1].Kind == footprint.Commit {
+				status = 'I'
+			}
+			ev := c.event(&sched.UnitRecord{TxStatus: status}, u, false, nil)
+			if i == 0 {
+				if !ev.Snapshot {
+					t.Fatalf("%s: the first unit takes no snapshot", tc.name)
+				}
+				snaps = c.snaps
+			}
+		}
+		got, known := c.snapshotOf(snaps)
+		if known != (tc.want != nil) || known && !slices.Equal(got, tc.want) {
+			t.Errorf("%s: snapshotOf = %q, %v; want %q", tc.name, got, known, tc.want)
+		}
 	}
 }

@@ -687,6 +687,13 @@ func dumpTrace(n *node, ds []sched.Decision, tr *Trace) {
 	fmt.Fprintln(os.Stderr)
 	for i := range tr.Events {
 		e := &tr.Events[i]
-		fmt.Fprintf(os.Stderr, "  %2d %s g=%v r=%v l=%v w=%v snap=%v ser=%v end=%v tx=%v/%v/%v\n", i, evName(e), e.Global, e.Reads, e.Locks, e.Writes, e.Snapshot, e.Serializable, e.EndsTx, e.TxReads, e.TxWrites, e.TxLocks)
+		fmt.Fprintf(os.Stderr, "  %2d %s g=%v r=%v l=%v w=%v snap=%v%s ser=%v end=%v tx=%v/%v/%v\n", i, evName(e), e.Global, e.Reads, e.Locks, e.Writes, e.Snapshot, snapOf(e), e.Serializable, e.EndsTx, e.TxReads, e.TxWrites, e.TxLocks)
 	}
+}
+
+func snapOf(e *Event) string {
+	if !e.SnapshotKnown {
+		return ""
+	}
+	return fmt.Sprintf("%v", e.SnapshotOf)
 }

@@ -62,6 +62,14 @@ type Event struct {
 	// transaction, which takes the snapshot every later statement of it
 	// sees.
 	Snapshot bool
+	// SnapshotOf, when SnapshotKnown, is everything the REPEATABLE READ
+	// transaction whose snapshot the event takes read, locked or wrote
+	// until it ended (engine/trace.go): the snapshot matters to it only
+	// through those names, so it depends only on the ends that wrote one
+	// of them. Not known (every end that wrote counts): SERIALIZABLE, a
+	// transaction that ran a global unit or did not end in the attempt.
+	SnapshotOf    []string
+	SnapshotKnown bool
 	// Serializable: part of a SERIALIZABLE transaction.
 	Serializable bool
 	// EndsTx: ends a transaction (COMMIT, ROLLBACK, an autocommit
@@ -135,8 +143,10 @@ func visible(x, y *Event) bool {
 	if meets(x.TxWrites, y.Reads, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes) {
 		return true
 	}
-	if y.Snapshot && len(x.TxWrites) > 0 {
-		return true // a new snapshot sees every commit
+	if y.Snapshot && len(x.TxWrites) > 0 && (!y.SnapshotKnown || meets(x.TxWrites, y.SnapshotOf)) {
+		// A new snapshot sees every commit; a REPEATABLE READ
+		// transaction sees through it only what it touches.
+		return true
 	}
 	if x.Serializable && y.Serializable && meetsRel(union(x.TxReads, x.TxWrites), y.Reads, y.Writes, y.Locks) {
 		return true

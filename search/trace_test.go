@@ -160,3 +160,31 @@ func TestARaceWithAWaitsEndIsReversedAtItsRelease(t *testing.T) {
 		t.Errorf("without the rule nothing is added: %v -> %v", rs, got)
 	}
 }
+
+// A REPEATABLE READ snapshot depends on the ends that wrote what its
+// transaction touches, and only on those when that is known.
+func TestARepeatableReadSnapshotDependsOnWhatItsTransactionTouches(t *testing.T) {
+	r1, r2 := "public.acct\x001", "public.acct\x002"
+	end := func(w string) *Event {
+		return &Event{Kind: Whole, Actor: 1, EndsTx: true, TxReads: []string{w}, TxWrites: []string{w}}
+	}
+	snap := &Event{Kind: Whole, Actor: 0, Snapshot: true, Reads: []string{r1}, SnapshotOf: []string{r1, r2}, SnapshotKnown: true}
+	for _, c := range []struct {
+		name  string
+		end   *Event
+		known bool
+		want  bool
+	}{
+		{"a row it reads later", end(r2), true, true},
+		{"a row it never touches", end("public.acct\x003"), true, false},
+		{"the whole table", end("public.acct"), true, true},
+		{"another table", end("public.other"), true, false},
+		{"not known (SERIALIZABLE, a global unit)", end("public.other"), false, true},
+	} {
+		s := *snap
+		s.SnapshotKnown = c.known
+		if got := dependent(c.end, &s); got != c.want {
+			t.Errorf("%s: dependent = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
