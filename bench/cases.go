@@ -139,6 +139,19 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 				{{SQL: "UPDATE slot SET v = v + 1 WHERE id = 2 AND v < 3 RETURNING v; UPDATE slot s SET v = s.v + o.v FROM slot o WHERE s.id = 1 AND o.id = 2 RETURNING s.v", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN; UPDATE slot s SET v = s.v + o.v FROM slot o WHERE s.id = 1 AND o.id = 2 RETURNING s.v; COMMIT; BEGIN", Simple: true, Retry: false, Keep: true}, keep("UPDATE slot s SET v = s.v + o.v FROM slot o WHERE s.id = 1 AND o.id = 2 RETURNING s.v"), keep("COMMIT"), {SQL: "SELECT v FROM slot WHERE id = 1 FOR UPDATE; WITH u AS (UPDATE slot SET v = v + 1 WHERE id = 2 RETURNING v) SELECT v FROM u", Simple: true, Retry: false, Keep: true}},
 				{{SQL: "BEGIN; SELECT v FROM slot WHERE id = 2 FOR UPDATE NOWAIT; COMMIT; BEGIN", Simple: true, Retry: false, Keep: true}, keep("SELECT count(*) FROM slot WHERE v > 0"), keep("COMMIT"), {SQL: "SELECT v FROM slot WHERE id = 1 FOR NO KEY UPDATE; UPDATE slot s SET v = s.v + o.v FROM slot o WHERE s.id = 1 AND o.id = 2 RETURNING s.v", Simple: true, Retry: false, Keep: true}, keep("DELETE FROM slot WHERE id = 1 AND v > 1 RETURNING v")},
 			}},
+		// A waiter for a row that its holder deletes and inserts again
+		// under the same key does not follow the row to the new tuple (no
+		// update chain): released after the COMMIT it updates the new
+		// row, released during the wait it updates nothing. The row-lock
+		// rules must not take the two releases for one.
+		{Name: "rows-wait-reinsert", Setup: "CREATE TABLE slot (id int PRIMARY KEY, v int NOT NULL); INSERT INTO slot VALUES (1, 0);",
+			Actors: [][]Step{
+				{q("UPDATE slot SET v = v + 1 WHERE id = 1 RETURNING v")},
+				{q("BEGIN"), q("DELETE FROM slot WHERE id = 1"), q("INSERT INTO slot VALUES (1, 10)"), q("COMMIT")}}},
+		{Name: "rows-wait-reinsert-held", Setup: "CREATE TABLE slot (id int PRIMARY KEY, v int NOT NULL); INSERT INTO slot VALUES (1, 0);",
+			Actors: [][]Step{
+				{q("SELECT v FROM slot WHERE id = 1 FOR UPDATE")},
+				{q("BEGIN"), q("UPDATE slot SET v = 5 WHERE id = 1"), q("DELETE FROM slot WHERE id = 1"), q("INSERT INTO slot VALUES (1, 10)"), q("COMMIT")}}},
 		{Name: "rows-repeatable-read-skew", Setup: accts, Actors: [][]Step{
 			rr(q("SELECT bal FROM acct WHERE id = 1"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 2"), keep("COMMIT")),
 			rr(q("SELECT bal FROM acct WHERE id = 2"), keep("UPDATE acct SET bal = bal - 1 WHERE id = 1"), keep("COMMIT"))}},

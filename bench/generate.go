@@ -559,6 +559,11 @@ func (g *generator) modRows() *genModule {
 		{sql: "INSERT INTO slot VALUES (2, {a}) ON CONFLICT (id) DO UPDATE SET v = slot.v + 1 RETURNING v", tags: []string{"row-shapes", "upsert"}},
 		{sql: "UPDATE slot SET v = v + 1 WHERE id IN (1, 3) RETURNING v", tags: []string{"row-shapes"}},
 		{sql: "SELECT s.v FROM slot s JOIN slot t ON t.id = s.id + 1 WHERE s.id = 1 FOR UPDATE OF s", tags: []string{"row-shapes", "row-lock-modes"}},
+		// A key deleted and inserted again: a new tuple, which a waiter
+		// for the old one does not follow (case rows-wait-reinsert).
+		{sql: "DELETE FROM slot WHERE id = 1; INSERT INTO slot VALUES (1, {a})", fail: true, tags: []string{"reinsert"}},
+		{sql: "DELETE FROM slot WHERE id = 2 RETURNING v", tags: []string{"reinsert"}},
+		{sql: "INSERT INTO slot VALUES (2, {a}) ON CONFLICT DO NOTHING RETURNING v", tags: []string{"reinsert"}},
 	}
 	return m
 }

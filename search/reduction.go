@@ -485,8 +485,21 @@ func (h *holds) blocks(i, j int) bool {
 	if m == nil {
 		return false
 	}
+	// The holder's transaction must not write a row's relation as a whole
+	// anywhere (an INSERT could put a new tuple under the key, which a
+	// wait does not follow: case rows-wait-reinsert-held); its end says
+	// what it wrote, and one that does not end in the trace is not known.
+	var end *Event
+	for k := i; k < len(h.ev) && end == nil; k++ {
+		if h.ev[k].Actor == x.Actor && h.ev[k].EndsTx {
+			end = &h.ev[k]
+		}
+	}
+	if end == nil {
+		return false
+	}
 	for _, n := range h.ev[j].Rechecked {
-		if !m[n] {
+		if !m[n] || writesWhole(end.TxWrites, n) {
 			return false
 		}
 	}

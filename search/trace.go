@@ -175,12 +175,33 @@ func visibleOnly(x, y *Event) bool {
 	if x.Kind == WaitStart && len(x.Rechecked) > 0 {
 		// What the blocker's transaction does to the rows the waiting
 		// statement locks, it sees at the end of its wait, wherever it was
-		// released: the release sees only the rest.
+		// released: the release sees only the rest. Not a row whose
+		// relation y writes as a whole (an INSERT, a key that changes): a
+		// row deleted and inserted again under its key is a new tuple the
+		// wait does not follow, which a later release would see (case
+		// rows-wait-reinsert).
+		var rows []string
+		for _, r := range x.Rechecked {
+			if !writesWhole(y.Writes, r) && !writesWhole(y.TxWrites, r) {
+				rows = append(rows, r)
+			}
+		}
 		s := *x
-		s.Reads, s.Locks, s.Writes = minus(x.Reads, x.Rechecked), minus(x.Locks, x.Rechecked), minus(x.Writes, x.Rechecked)
+		s.Reads, s.Locks, s.Writes = minus(x.Reads, rows), minus(x.Locks, rows), minus(x.Writes, rows)
 		x = &s
 	}
 	return visible(x, y) || visible(y, x) || meets(x.Immediate, y.Reads) || meets(y.Immediate, x.Reads)
+}
+
+// writesWhole reports whether writes name the relation of row as a whole.
+func writesWhole(writes []string, row string) bool {
+	rel, _ := splitName(row)
+	for _, w := range writes {
+		if r, k := splitName(w); k == "" && r == rel {
+			return true
+		}
+	}
+	return false
 }
 
 // minus is a without the names in b.

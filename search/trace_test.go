@@ -188,3 +188,40 @@ func TestARepeatableReadSnapshotDependsOnWhatItsTransactionTouches(t *testing.T)
 		}
 	}
 }
+
+// A blocker that writes the waited row's relation as a whole (an INSERT
+// that may put a new tuple under the key, after a DELETE) keeps the
+// release and its end dependent, and makes no held-row pair equivalent
+// (cases rows-wait-reinsert and rows-wait-reinsert-held).
+func TestAWaitDoesNotFollowAReinsertedKey(t *testing.T) {
+	r, rel := "public.slot\x001", "public.slot"
+	b := sched.UnitRef{Actor: 1, Unit: 1}
+	ev := []Event{
+		{Kind: Whole, Actor: 0, Ref: sched.UnitRef{Actor: 0, Unit: 1}, Reads: []string{r}, Writes: []string{r}, Holds: []string{r}},
+		{Kind: WaitStart, Actor: 1, Ref: b, Blockers: []int{0}, Reads: []string{r}, Writes: []string{r}, Rechecked: []string{r}, WaitsOnHolds: true},
+		{Kind: Whole, Actor: 0, Ref: sched.UnitRef{Actor: 0, Unit: 2}, EndsTx: true, TxReads: []string{r}, TxWrites: []string{rel, r}},
+		{Kind: WaitEnd, Actor: 1, Ref: b, Blockers: []int{0}, Reads: []string{r}, Writes: []string{r}, Rechecked: []string{r}, WaitsOnHolds: true},
+	}
+	if !orderDependent(ev, waitWindows(ev), 1, 2) {
+		t.Error("the release must depend on a COMMIT whose transaction inserted into the relation")
+	}
+	// The same without the whole-relation write: independent.
+	ev[2].TxWrites = []string{r}
+	if orderDependent(ev, waitWindows(ev), 1, 2) {
+		t.Error("without an insert the release is independent of the COMMIT (the row is read again)")
+	}
+	// A statement released later, while the row is held.
+	later := []Event{
+		ev[0],
+		{Kind: Whole, Actor: 0, Ref: sched.UnitRef{Actor: 0, Unit: 2}, Writes: []string{rel}},
+		{Kind: Whole, Actor: 0, Ref: sched.UnitRef{Actor: 0, Unit: 3}, EndsTx: true, TxReads: []string{r}, TxWrites: []string{rel, r}},
+		{Kind: Whole, Actor: 1, Ref: b, Reads: []string{r}, Writes: []string{r}, Rechecked: []string{r}, WaitsOnHolds: true},
+	}
+	if h := newHolds(later); h.blocks(1, 3) {
+		t.Error("a hold whose transaction inserts into the relation must not make the release equivalent")
+	}
+	later[2].TxWrites, later[1].Writes = []string{r}, []string{r}
+	if h := newHolds(later); !h.blocks(1, 3) {
+		t.Error("a hold whose transaction writes only the row makes the release equivalent")
+	}
+}
