@@ -13,10 +13,11 @@ import (
 // TestTransactionsOnDifferentRowsAreOneOrder: three transactions that each
 // update their own row of one table, by primary key through a bound
 // parameter (pgx, binary int4), explore one order at READ COMMITTED: every
-// order is the same class. At REPEATABLE READ the first statement takes
-// the snapshot, which depends on every commit that wrote anything (a
-// rule that ignores rows), so more orders run; at SERIALIZABLE (whose
-// predicate locks can cover pages) whole tables are compared.
+// order is the same class. At REPEATABLE READ too: the first statement
+// takes the snapshot, which depends only on commits that wrote what its
+// transaction touches (search.Event.SnapshotOf; 19 orders before it). At
+// SERIALIZABLE (whose predicate locks can cover pages) whole tables are
+// compared, so more orders run.
 func TestTransactionsOnDifferentRowsAreOneOrder(t *testing.T) {
 	for _, level := range []string{"read committed", "repeatable read", "serializable"} {
 		t.Run(level, func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestTransactionsOnDifferentRowsAreOneOrder(t *testing.T) {
 				t.Fatalf("outcome %s, exhausted %v: %s", res.Outcome, res.Summary.Exhausted(), res.Message)
 			}
 			got := res.Summary.Attempted
-			if level != "read committed" {
+			if level == "serializable" {
 				if got < 2 {
 					t.Fatalf("%s explored %d orders: its snapshots or predicate locks were taken for independent", level, got)
 				}
