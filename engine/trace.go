@@ -477,8 +477,8 @@ type connTx struct {
 	stmtLevel string
 	// seq numbers the connection's transactions; snaps are the ones whose
 	// snapshot the current unit took (REPEATABLE READ and SERIALIZABLE);
-	// done holds each ended transaction's names, or nil when not known
-	// (a global or corrected unit, SERIALIZABLE, a safe snapshot).
+	// done holds the names of each ended REPEATABLE READ transaction
+	// without a global or corrected unit (others are not known).
 	seq   int
 	snaps []int
 	done  map[int]txNames
@@ -547,10 +547,10 @@ func (c *connTx) end(commit bool, ended *txSets) {
 	ended.reads.Add(c.reads.Sorted()...)
 	ended.writes.Add(c.writes.Sorted()...)
 	ended.locks.Add(c.locks.Sorted()...)
-	if c.done == nil {
-		c.done = map[int]txNames{}
-	}
 	if !c.global && !c.corrected && c.level == "repeatable read" {
+		if c.done == nil {
+			c.done = map[int]txNames{}
+		}
 		names := footprint.Set{}
 		names.Add(c.reads.Sorted()...)
 		names.Add(c.writes.Sorted()...)

@@ -426,10 +426,23 @@ type holds struct {
 	// event i; nil when not known (a global event or an error since the
 	// transaction's last end).
 	at []map[string]bool
+	// end[i]: the event that ends the transaction of event i's actor (i
+	// itself, or its next event with EndsTx), -1 when none does.
+	end []int
 }
 
 func newHolds(ev []Event) *holds {
-	h := &holds{ev: ev, at: make([]map[string]bool, len(ev))}
+	h := &holds{ev: ev, at: make([]map[string]bool, len(ev)), end: make([]int, len(ev))}
+	next := map[int]int{}
+	for i := len(ev) - 1; i >= 0; i-- {
+		if ev[i].EndsTx {
+			next[ev[i].Actor] = i
+		}
+		h.end[i] = -1
+		if k, ok := next[ev[i].Actor]; ok {
+			h.end[i] = k
+		}
+	}
 	cur := map[int]map[string]bool{}
 	unknown := map[int]bool{}
 	for i := range ev {
@@ -489,15 +502,10 @@ func (h *holds) blocks(i, j int) bool {
 	// anywhere (an INSERT could put a new tuple under the key, which a
 	// wait does not follow: case rows-wait-reinsert-held); its end says
 	// what it wrote, and one that does not end in the trace is not known.
-	var end *Event
-	for k := i; k < len(h.ev) && end == nil; k++ {
-		if h.ev[k].Actor == x.Actor && h.ev[k].EndsTx {
-			end = &h.ev[k]
-		}
-	}
-	if end == nil {
+	if h.end[i] < 0 {
 		return false
 	}
+	end := &h.ev[h.end[i]]
 	for _, n := range h.ev[j].Rechecked {
 		if !m[n] || writesWhole(end.TxWrites, n) {
 			return false
