@@ -9,7 +9,11 @@ import (
 	"github.com/pginterleave/interleave"
 )
 
-var threeActor = flag.Bool("three-actor", false, "find the four three-actor bugs of issue 21 and prove their repairs with default options (2 workers), timing each")
+var (
+	threeActor     = flag.Bool("three-actor", false, "find the four three-actor bugs of issue 21 and prove their repairs with default options (2 workers), timing each")
+	threeActorKeep = flag.Bool("three-actor-keep", false, "with -three-actor: keep the actors' sessions across attempts (--keep-sessions)")
+	threeActorW    = flag.Int("three-actor-workers", 2, "with -three-actor: workers per search")
+)
 
 // TestThreeActorRepairs finds each bug of ThreeActorRepairs and proves its
 // repair: every order explored, no violation. Timings are reported, not
@@ -20,7 +24,8 @@ func TestThreeActorRepairs(t *testing.T) {
 	}
 	for _, r := range ThreeActorRepairs() {
 		t.Run(r.Name, func(t *testing.T) {
-			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2}}
+			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: *threeActorW}}
+			o.Proxy.KeepSessions = *threeActorKeep
 			start := time.Now()
 			res, err := interleave.Explore(context.Background(), r.Bug, o)
 			if err != nil {

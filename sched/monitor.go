@@ -39,7 +39,7 @@ type LockReader interface {
 }
 
 const heldSQL = `SELECT pid, database, relation FROM pg_locks
-WHERE pid = ANY($1::int4[]) AND locktype = 'relation' AND granted`
+WHERE pid = ANY($1::int4[]) AND locktype = 'relation' AND granted AND mode <> 'SIReadLock'`
 
 // HeldLocks implements LockReader.
 func (m *PGMonitor) HeldLocks(ctx context.Context, pids []uint32) (map[uint32][]RelLock, error) {
