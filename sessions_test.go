@@ -73,10 +73,10 @@ func distinct(pids []uint32) int {
 	return len(seen)
 }
 
-// TestActorSessionsAreKeptAndReset: with KeepSessions each actor's session
+// TestActorSessionsAreKeptAndReset: by default each actor's session
 // is reset and handed to its next attempt (one backend per actor for the
 // whole search), and nothing one attempt leaves in it reaches the next;
-// without KeepSessions every connection gets a new backend.
+// with FreshSessions every connection gets a new backend.
 func TestActorSessionsAreKeptAndReset(t *testing.T) {
 	for _, fresh := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fresh=%v", fresh), func(t *testing.T) {
@@ -85,7 +85,7 @@ func TestActorSessionsAreKeptAndReset(t *testing.T) {
 			sc.Actors = []interleave.Actor{probe.actor("alice", 1), probe.actor("bob", 2)}
 			o := opts()
 			o.Search.Workers = 1
-			o.Proxy.KeepSessions = !fresh
+			o.Proxy.FreshSessions = fresh
 			res, err := interleave.Explore(fixture.Context(t), sc, o)
 			if err != nil {
 				t.Fatal(err)
@@ -135,7 +135,7 @@ func TestKeptSessionsFollowTheSetupsSettings(t *testing.T) {
 	}
 	o := opts()
 	o.Search.Workers = 1
-	o.Proxy.KeepSessions = true
+	o.Proxy.FreshSessions = false
 	res, err := interleave.Explore(fixture.Context(t), sc, o)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestPredicateLocksAreNotTheTransactionsLocks(t *testing.T) {
 		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
 			o := opts()
 			o.Search.Workers = 1
-			o.Proxy.KeepSessions = keep
+			o.Proxy.FreshSessions = !keep
 			res, err := interleave.Explore(ctx, sc, o)
 			if err != nil {
 				t.Fatal(err)

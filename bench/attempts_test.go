@@ -17,8 +17,8 @@ import (
 // Two actors have only 6 orders, too few to measure a rate, so that search
 // draws 200 random orders; three actors are searched exhaustively (90
 // orders). Workers: the default (one per CPU). Each iteration also runs the
-// same search with KeepSessions (an actor's session reset and handed to
-// its next attempt), reported as kept-attempts/s.
+// same search with FreshSessions (a new backend for every connection),
+// reported as fresh-attempts/s.
 func BenchmarkCounterAttempts(b *testing.B) {
 	for _, actors := range []int{2, 3} {
 		name := fmt.Sprintf("actors=%d/fifo-exhaustive", actors)
@@ -44,10 +44,10 @@ func BenchmarkCounterAttempts(b *testing.B) {
 				b.Fatal(err)
 			}
 			sc := Counter(actors)
-			var searchTime, floorTime, keptTime time.Duration
-			attempts, keptAttempts := 0, 0
-			kept := opts
-			kept.Proxy.KeepSessions = true
+			var searchTime, floorTime, freshTime time.Duration
+			attempts, freshAttempts := 0, 0
+			fresh := opts
+			fresh.Proxy.FreshSessions = true
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				res, err := interleave.Explore(ctx, sc, opts)
@@ -58,12 +58,12 @@ func BenchmarkCounterAttempts(b *testing.B) {
 				}
 				searchTime += res.Summary.Elapsed
 				attempts += res.Summary.Attempted
-				kres, err := interleave.Explore(ctx, sc, kept)
-				if err != nil || kres.Summary.Completed != kres.Summary.Attempted || kres.Summary.Failures > 0 {
-					b.Fatalf("search with kept sessions: %v %v", err, kres)
+				fres, err := interleave.Explore(ctx, sc, fresh)
+				if err != nil || fres.Summary.Completed != fres.Summary.Attempted || fres.Summary.Failures > 0 {
+					b.Fatalf("search with fresh sessions: %v %v", err, fres)
 				}
-				keptTime += kres.Summary.Elapsed
-				keptAttempts += kres.Summary.Attempted
+				freshTime += fres.Summary.Elapsed
+				freshAttempts += fres.Summary.Attempted
 				start := time.Now()
 				for j := 0; j < res.Summary.Attempted; j++ {
 					if err := CounterFloor(ctx, control, server.ConnString(db), db, pristine, actors); err != nil {
@@ -76,7 +76,7 @@ func BenchmarkCounterAttempts(b *testing.B) {
 			b.ReportMetric(float64(attempts)/searchTime.Seconds(), "attempts/s")
 			b.ReportMetric(float64(attempts)/floorTime.Seconds(), "floor-attempts/s")
 			b.ReportMetric(float64(searchTime)/float64(floorTime), "attempt/floor")
-			b.ReportMetric(float64(keptAttempts)/keptTime.Seconds(), "kept-attempts/s")
+			b.ReportMetric(float64(freshAttempts)/freshTime.Seconds(), "fresh-attempts/s")
 		})
 	}
 }

@@ -10,9 +10,9 @@ import (
 )
 
 var (
-	threeActor     = flag.Bool("three-actor", false, "find the four three-actor bugs of issue 21 and prove their repairs with default options (2 workers), timing each")
-	threeActorKeep = flag.Bool("three-actor-keep", false, "with -three-actor: keep the actors' sessions across attempts (--keep-sessions)")
-	threeActorW    = flag.Int("three-actor-workers", 2, "with -three-actor: workers per search")
+	threeActor      = flag.Bool("three-actor", false, "find the four three-actor bugs of issue 21 and prove their repairs with default options (2 workers), timing each")
+	threeActorFresh = flag.Bool("three-actor-fresh", false, "with -three-actor: a new backend for every actor connection (--fresh-sessions)")
+	threeActorW     = flag.Int("three-actor-workers", 2, "with -three-actor: workers per search")
 )
 
 // TestThreeActorRepairs finds each bug of ThreeActorRepairs and proves its
@@ -25,7 +25,7 @@ func TestThreeActorRepairs(t *testing.T) {
 	for _, r := range ThreeActorRepairs() {
 		t.Run(r.Name, func(t *testing.T) {
 			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: *threeActorW}}
-			o.Proxy.KeepSessions = *threeActorKeep
+			o.Proxy.FreshSessions = *threeActorFresh
 			start := time.Now()
 			res, err := interleave.Explore(context.Background(), r.Bug, o)
 			if err != nil {

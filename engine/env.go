@@ -153,7 +153,7 @@ type worker struct {
 	// paused replay shows them).
 	pids *pidBook
 	// sessions keeps each actor's server sessions from one attempt to the
-	// next (with Proxy.KeepSessions); index = actor.
+	// next (unless Proxy.FreshSessions); index = actor.
 	sessions []*netproxy.Sessions
 	// timers is how far the actors' deadlock timeouts are stretched
 	// (victims.go): raised when PostgreSQL aborted another victim than
@@ -163,7 +163,7 @@ type worker struct {
 
 // sessionsFor is actor i's kept sessions, nil with fresh sessions.
 func (w *worker) sessionsFor(i int) *netproxy.Sessions {
-	if !w.env.opts.Proxy.KeepSessions {
+	if w.env.opts.Proxy.FreshSessions {
 		return nil
 	}
 	for len(w.sessions) <= i {
@@ -203,7 +203,7 @@ const sessionTagSQL = `SELECT md5(
 // sessionTag is the summary after the attempt's setup, and whether kept
 // sessions may be used at all this attempt (not when it cannot be read).
 func (w *worker) sessionTag(ctx context.Context) (string, bool) {
-	if !w.env.opts.Proxy.KeepSessions {
+	if w.env.opts.Proxy.FreshSessions {
 		return "", false
 	}
 	var tag string

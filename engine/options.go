@@ -65,16 +65,14 @@ type ProxyOptions struct {
 	// Settle is the quiet time that ends a multi-producer actor's turn
 	// (0: 5ms).
 	Settle time.Duration
-	// KeepSessions resets an actor's session whose client ended cleanly
-	// with DISCARD ALL and hands it to the same actor's next connection
-	// with the same start-up (netproxy.Sessions), which saves a backend's
-	// start-up and exit per connection (about half an attempt of the
-	// counter). Off by default: on a machine under heavy load a search
-	// with kept sessions explored ten times the orders of the same search
-	// with new backends (docs/performance.md), which is not understood
-	// yet; and code that depends on a fresh backend (its pid, state
-	// DISCARD ALL does not reset) must not use it.
-	KeepSessions bool
+	// FreshSessions gives every actor connection a new backend. By
+	// default an actor's session whose client ended cleanly is reset with
+	// DISCARD ALL and handed to the same actor's next connection with the
+	// same start-up (netproxy.Sessions), which saves a backend's start-up
+	// and exit per connection (about half an attempt of the counter). Code
+	// that depends on a fresh backend (its pid, state DISCARD ALL does not
+	// reset) sets it.
+	FreshSessions bool
 }
 
 // CaptureOptions say which wire captures are kept.

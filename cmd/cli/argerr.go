@@ -38,6 +38,9 @@ func FlagError(err error, args []string, names []string) string {
 	name := msg[m[4]:m[5]]
 	typed := asTyped(name, args)
 	if strings.HasPrefix(msg, "flag provided but not defined") {
+		if why, ok := retiredFlags[name]; ok {
+			return typed + " is gone: " + why
+		}
 		out := "unknown flag " + typed
 		if s := Nearest(name, names); s != "" {
 			out += "; did you mean --" + s + "?"
@@ -45,6 +48,11 @@ func FlagError(err error, args []string, names []string) string {
 		return out
 	}
 	return msg[:m[4]-1] + typed + msg[m[5]:]
+}
+
+// retiredFlags are flags of earlier versions, with what to do instead.
+var retiredFlags = map[string]string{
+	"keep-sessions": "kept sessions are the default; --fresh-sessions gives every actor connection a new backend",
 }
 
 // asTyped is how the user wrote flag name in args: "--max-run",

@@ -25,6 +25,7 @@ func TestParseArgsErrors(t *testing.T) {
 		pos     []string
 	}{
 		{"run", []string{"--max-run", "3"}, "unknown flag --max-run; did you mean --max-runs?", nil},
+		{"run", []string{"--keep-sessions"}, "--keep-sessions is gone: kept sessions are the default; --fresh-sessions gives every actor connection a new backend", nil},
 		{"run", []string{"-max-run=3"}, "unknown flag -max-run; did you mean --max-runs?", nil},
 		{"run", []string{"--strategey", "dfs"}, "unknown flag --strategey; did you mean --strategy?", nil},
 		{"run", []string{"--zzzzzz"}, "unknown flag --zzzzzz", nil},

@@ -179,7 +179,7 @@ func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 			fmt.Printf("## Throughput: the repaired counter with 3 actors (90 orders, searched exhaustively %d times per row)\n\n", rounds)
 		}
 		floor := measureFloor(ctx, srv, actors, perRound*rounds)
-		fmt.Println("| workers | attempts/s (--keep-sessions) | attempts/s (new backends, the default) | floor attempts/s (serial, same SQL, new connections) | attempts/s / floor | fresh / floor |")
+		fmt.Println("| workers | attempts/s (kept sessions, the default) | attempts/s (new backends, --fresh-sessions) | floor attempts/s (serial, same SQL, new connections) | attempts/s / floor | fresh / floor |")
 		fmt.Println("|---|---|---|---|---|---|")
 		for _, w := range []int{1, 2, 4} {
 			var rates [2]float64
@@ -187,7 +187,7 @@ func throughput(ctx context.Context, srv *pgserver.Local, rounds int) {
 				attempts := 0
 				var elapsed time.Duration
 				for i := 0; i < rounds; i++ {
-					opts.Search.Workers, opts.Proxy.KeepSessions = w, !fresh
+					opts.Search.Workers, opts.Proxy.FreshSessions = w, fresh
 					res, err := interleave.Explore(ctx, sc, opts)
 					if err != nil || res.Summary.Completed != res.Summary.Attempted || res.Summary.Failures > 0 {
 						fmt.Fprintln(os.Stderr, "throughput search failed:", err, res)
