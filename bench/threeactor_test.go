@@ -12,6 +12,7 @@ import (
 var (
 	threeActor      = flag.Bool("three-actor", false, "find the four three-actor bugs of issue 21 and prove their repairs with default options (2 workers), timing each")
 	threeActorFresh = flag.Bool("three-actor-fresh", false, "with -three-actor: a new backend for every actor connection (--fresh-sessions)")
+	threeActorOwn   = flag.Bool("three-actor-own", false, "with -three-actor: the second repair of each kind (OwnThreeActorRepairs) instead of the issue's four")
 	threeActorW     = flag.Int("three-actor-workers", 2, "with -three-actor: workers per search")
 )
 
@@ -22,7 +23,11 @@ func TestThreeActorRepairs(t *testing.T) {
 	if !*threeActor {
 		t.Skip("a measurement: run with -three-actor")
 	}
-	for _, r := range ThreeActorRepairs() {
+	races := ThreeActorRepairs()
+	if *threeActorOwn {
+		races = OwnThreeActorRepairs()
+	}
+	for _, r := range races {
 		t.Run(r.Name, func(t *testing.T) {
 			o := interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: *threeActorW}}
 			o.Proxy.FreshSessions = *threeActorFresh
