@@ -71,7 +71,8 @@ type ProxyOptions struct {
 	// same start-up (netproxy.Sessions), which saves a backend's start-up
 	// and exit per connection (about half an attempt of the counter). Code
 	// that depends on a fresh backend (its pid, state DISCARD ALL does not
-	// reset) sets it.
+	// reset) sets it. A search that releases pairs of units together
+	// (Search.Overlap pairs) always starts new backends.
 	FreshSessions bool
 }
 
