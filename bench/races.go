@@ -61,12 +61,18 @@ func setup(sql string) func(ctx context.Context, db *pgx.Conn) error {
 
 // expect runs a query returning one integer and compares it.
 func expect(query string, want int, msg string) func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
+	return expectInt(query, func(got int) bool { return got == want }, msg)
+}
+
+// expectInt is an invariant that reads one integer with query and fails
+// with msg (formatted with it) unless ok accepts it.
+func expectInt(query string, ok func(int) bool, msg string) func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
 	return func(ctx context.Context, db *pgx.Conn, _ []interleave.ActorResult) error {
 		var got int
 		if err := db.QueryRow(ctx, query).Scan(&got); err != nil {
 			return err
 		}
-		if got != want {
+		if !ok(got) {
 			return fmt.Errorf(msg, got)
 		}
 		return nil
