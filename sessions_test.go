@@ -111,6 +111,49 @@ func TestActorSessionsAreKeptAndReset(t *testing.T) {
 	}
 }
 
+// TestPairsGetNewBackends: a search that releases pairs of units together
+// (Overlap pairs) starts a new backend for every connection, kept sessions
+// or not (engine: worker.keepsSessions).
+func TestPairsGetNewBackends(t *testing.T) {
+	var mu sync.Mutex
+	pids := map[string][]uint32{}
+	actor := func(name string) interleave.Actor {
+		return interleave.Actor{Name: name, Run: func(ctx context.Context, cs string) (any, error) {
+			c, err := pgx.Connect(ctx, cs)
+			if err != nil {
+				return nil, err
+			}
+			defer c.Close(ctx)
+			var pid uint32
+			if err := c.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			pids[name] = append(pids[name], pid)
+			mu.Unlock()
+			_, err = c.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
+			return nil, err
+		}}
+	}
+	sc := fixture.Counter(true)
+	sc.Actors = []interleave.Actor{actor("alice"), actor("bob")}
+	o := opts()
+	o.Search.Workers = 1
+	o.Search.Overlap = "pairs"
+	res, err := interleave.Explore(fixture.Context(t), sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != interleave.OutcomePass {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		if n := len(pids[name]); n < 2 || distinct(pids[name]) != n {
+			t.Fatalf("%s: %d backends in %d runs: %v", name, distinct(pids[name]), n, pids[name])
+		}
+	}
+}
+
 // TestKeptSessionsFollowTheSetupsSettings: a backend takes database and
 // role settings when it starts, and RESET ALL returns to those; a setup
 // that changes them (here a database-level lock_timeout that differs in
