@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pginterleave/interleave/internal/testkit/poll"
 )
 
 // sessionProxy is a proxy over the test server that keeps sessions in s,
@@ -53,6 +54,15 @@ func closeAndWait(t *testing.T, c *pgx.Conn, p *Proxy) {
 	if err := c.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The proxy ends the connection on its own (a kept session after its
+	// DISCARD ALL round trip); Close would abort one still parking after
+	// closeGrace, which a loaded machine can exceed (the full suite of 3
+	// December on PostgreSQL 18: "want one kept").
+	poll.Until(t, "the proxy to end the closed client's connection", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.conns) == 0
+	})
 	p.Close()
 }
 
