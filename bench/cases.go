@@ -239,6 +239,39 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 		{Name: "advisory-lock", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(1)"), q("UPDATE counter SET n = n + 1"), q("COMMIT")},
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(1)"), q("UPDATE counter SET n = n * 3"), q("COMMIT")}}},
+		// Advisory locks are their own state (footprint.AdvisoryLocks):
+		// session locks outlive a ROLLBACK and end with the connection,
+		// transaction locks end with the transaction, a lock call waits.
+		{Name: "advisory-session-3", Setup: counter, Actors: [][]Step{
+			{q("SELECT pg_try_advisory_lock(7)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("SELECT pg_advisory_unlock(7)")},
+			{q("SELECT pg_try_advisory_lock(7)"), q("UPDATE counter SET n = n * 2 WHERE id = 1 RETURNING n")},
+			{q("SELECT pg_try_advisory_lock(7)"), q("SELECT n FROM counter WHERE id = 1")}}, Large: true},
+		{Name: "advisory-held-at-disconnect", Setup: counter, Actors: [][]Step{
+			{q("SELECT pg_try_advisory_lock(7)"), q("UPDATE counter SET n = n * 2 WHERE id = 1 RETURNING n")},
+			{q("SELECT n FROM counter WHERE id = 1"), q("SELECT pg_try_advisory_lock(7)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n")}}},
+		{Name: "advisory-rollback", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT pg_try_advisory_xact_lock(3)"), q("SELECT pg_try_advisory_lock(4)"), q("ROLLBACK"), q("SELECT pg_try_advisory_lock(3)")},
+			{q("SELECT pg_try_advisory_lock(4)"), q("SELECT pg_try_advisory_xact_lock(3)")}}},
+		{Name: "advisory-wait", Setup: counter, Actors: [][]Step{
+			{q("SELECT pg_advisory_lock(1)"), q("UPDATE counter SET n = n + 1 WHERE id = 1"), q("SELECT pg_advisory_unlock(1)")},
+			{q("SELECT pg_advisory_lock(1)"), q("UPDATE counter SET n = n * 3 WHERE id = 1 RETURNING n"), q("SELECT pg_advisory_unlock(1)")}}},
+		// Tables created by the actors (footprint.CreatesTables): used
+		// before they exist, looked up in the catalogs, created twice,
+		// shadowing another table through search_path, referencing one.
+		{Name: "ddl-create-and-use", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), keep("CREATE TABLE IF NOT EXISTS extra (n int PRIMARY KEY)"), keep("INSERT INTO extra VALUES (1)"), q("COMMIT")},
+			{keep("SELECT to_regclass('extra') IS NULL"), keep("INSERT INTO extra VALUES (2)"), keep("SELECT count(*) FROM extra")}}},
+		{Name: "ddl-create-and-use-3", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), keep("CREATE TABLE IF NOT EXISTS extra (n int PRIMARY KEY)"), keep("INSERT INTO extra VALUES (1)"), q("COMMIT")},
+			{keep("SELECT to_regclass('extra') IS NULL"), keep("INSERT INTO extra VALUES (2)"), keep("SELECT count(*) FROM extra")},
+			{keep("SELECT count(*) FROM pg_tables WHERE tablename = 'extra'"), keep("CREATE TABLE IF NOT EXISTS extra (n int PRIMARY KEY)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n")}}, Large: true},
+		{Name: "ddl-create-shadow", Setup: "CREATE SCHEMA side; CREATE TABLE reg (id int PRIMARY KEY, v int NOT NULL); INSERT INTO reg VALUES (1, 5);", Actors: [][]Step{
+			{q("CREATE TABLE side.reg (id int PRIMARY KEY, v int NOT NULL)"), q("INSERT INTO side.reg VALUES (1, 100)")},
+			{q("SET search_path = side, public"), keep("SELECT v FROM reg WHERE id = 1"), keep("UPDATE reg SET v = v + 1 WHERE id = 1 RETURNING v")},
+			{q("UPDATE public.reg SET v = v * 2 WHERE id = 1 RETURNING v")}}},
+		{Name: "ddl-create-references", Setup: counter, Actors: [][]Step{
+			{keep("CREATE TABLE child (id int REFERENCES counter)"), keep("INSERT INTO child VALUES (1)")},
+			{q("BEGIN"), keep("DELETE FROM counter WHERE id = 1 RETURNING n"), q("COMMIT")}}},
 		{Name: "ddl-in-actor", Setup: counter, Actors: [][]Step{
 			{keep("CREATE TABLE IF NOT EXISTS extra (n int)"), keep("INSERT INTO extra VALUES (1)")},
 			{keep("CREATE TABLE IF NOT EXISTS extra (n int)"), keep("INSERT INTO extra VALUES (2)")}}},

@@ -27,8 +27,12 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		return nil
 	}
 	// An attempt that changed the schema ran some statements against a
-	// catalog that is gone (a trigger dropped, a table created): it is not
-	// classified, and the search explores every alternative from it.
+	// catalog that is gone (a trigger dropped, a column altered): it is
+	// not classified, and the search explores every alternative from it.
+	// Only tables it created (a plain CREATE TABLE) are allowed for: the
+	// catalogs after the attempt hold what every statement saw and those
+	// tables (footprint.Classifier.AfterCreating).
+	var created []string
 	byConn := map[[2]int]*capture.Statements{}
 	ordered := append([]*sched.UnitRecord(nil), r.Sched.Units...)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Ref.Unit < ordered[j].Ref.Unit })
@@ -39,11 +43,16 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		}
 		for _, sql := range byConn[k].Unit(u.Bytes).Executed {
 			if sql != "" && footprint.ChangesSchema(sql) {
-				return nil
+				names, ok := footprint.CreatesTables(sql)
+				if !ok {
+					return nil
+				}
+				created = append(created, names...)
 			}
 		}
 	}
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
+	cls.AfterCreating(created)
 	fps, corrections := w.unitFootprints(ctx, r.Sched, cls)
 	if ctx.Err() != nil {
 		return nil
@@ -93,6 +102,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 					}
 					prev.Snapshot = prev.Snapshot || f.Snapshot
 					prev.Global = prev.Global || f.Global
+					prev.Reads = union(prev.Reads, f.Reads)
 					prev.Serializable = prev.Serializable || f.Serializable
 					continue
 				}
@@ -238,6 +248,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 	snaps := map[sched.UnitRef][]int{}
 	held := w.heldLockNames(ctx, res)
 	corrections := 0
+	advisoryEnds := map[[2]int]sched.UnitRef{}
 	for k, us := range byConn {
 		sort.Slice(us, func(i, j int) bool { return us[i].Ref.Unit < us[j].Ref.Unit })
 		def := cls.Defaults(ctx, laneParams(res.Lanes, k))
@@ -260,7 +271,15 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				for _, sql := range d.SQL {
 					for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
 						if s.Kind == footprint.DML || s.Kind == footprint.Global {
-							stmts = append(stmts, footprint.Statement{Kind: footprint.DML})
+							// Parse binds the names it reads to relations:
+							// what the catalogs hold then matters (a table
+							// created later that would shadow one it names
+							// is not seen by the prepared statement).
+							var reads []string
+							if slices.Contains(s.Reads, footprint.Catalogs) {
+								reads = []string{footprint.Catalogs}
+							}
+							stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads})
 						}
 						// Planning a statement locks what it names until
 						// the transaction ends, run or not.
@@ -321,6 +340,9 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				out[last] = ev
 			}
 		}
+		if c.advisory && hasLast {
+			advisoryEnds[k] = last
+		}
 		corrections += c.corrections
 		for _, u := range us {
 			if ev, ok := out[u.Ref]; ok && ev.Snapshot && len(snaps[u.Ref]) > 0 {
@@ -329,7 +351,38 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 			}
 		}
 	}
+	sessionAdvisoryLocks(res, out, advisoryEnds)
 	return out, corrections
+}
+
+// sessionAdvisoryLocks: a session advisory lock is released when its
+// connection ends, after the connection's last unit (ends: the last unit
+// of each connection that called an advisory lock function) and before
+// its actor's next unit or its end. So every unit of the actor from that
+// last unit on counts as touching the advisory locks.
+func sessionAdvisoryLocks(res *sched.Result, out map[sched.UnitRef]search.Event, ends map[[2]int]sched.UnitRef) {
+	for _, last := range ends {
+		var from *sched.UnitRecord
+		for _, u := range res.Units {
+			if u.Ref == last {
+				from = u
+			}
+		}
+		if from == nil {
+			continue
+		}
+		for _, u := range res.Units {
+			if u.Ref.Actor != last.Actor || (u.Ref != last && u.ReleasedAt < from.ReleasedAt) {
+				continue
+			}
+			if ev, ok := out[u.Ref]; ok {
+				ev.Reads = union(ev.Reads, []string{footprint.AdvisoryLocks})
+				ev.Writes = union(ev.Writes, []string{footprint.AdvisoryLocks})
+				ev.Immediate = union(ev.Immediate, []string{footprint.AdvisoryLocks})
+				out[u.Ref] = ev
+			}
+		}
+	}
 }
 
 // snapshotOf is what the REPEATABLE READ transactions seqs (whose
@@ -473,6 +526,9 @@ type connTx struct {
 	prepared    footprint.Set
 	corrected   bool
 	corrections int
+	// advisory: a unit of the connection called an advisory lock
+	// function (sessionAdvisoryLocks).
+	advisory bool
 	// level of the transaction the last DML statement ran in
 	stmtLevel string
 	// seq numbers the connection's transactions; snaps are the ones whose
@@ -696,11 +752,13 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
 	c.snaps = nil
 	f := footprint.Combine(stmts)
+	c.advisory = c.advisory || f.Writes[footprint.AdvisoryLocks]
 	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
 		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
 	for _, w := range ev.Writes {
 		// Sequences are not transactional: nextval is visible at once.
-		if strings.HasPrefix(w, "sequence ") {
+		// Nor are advisory locks taken for the session.
+		if strings.HasPrefix(w, "sequence ") || w == footprint.AdvisoryLocks {
 			ev.Immediate = append(ev.Immediate, w)
 		}
 	}

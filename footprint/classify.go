@@ -46,6 +46,8 @@ type Classifier struct {
 	session string // the SessionState the connection is in (its key)
 	own     own
 	roles   map[string]map[string]string // roleSettings by user
+	created []string                     // AfterCreating
+	schemas []string                     // every schema, once read (namedEverywhere)
 }
 
 // NewClassifier classifies on conn, sharing cache.
@@ -205,6 +207,10 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		return st
 	case "set":
 		return setStatement(ts, w)
+	case "create":
+		if name, ok := createdTable(ts); ok && !noPlan {
+			return c.createTable(ctx, ts, name)
+		}
 	case "do", "call":
 		st := global(strings.ToUpper(w[0]) + " runs code that is not analysed")
 		st.Opaque = true
@@ -222,7 +228,7 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		if st.Kind == DML {
 			st.RowWait, st.RowHold = rowLockModes(w[0], ts)
 		}
-		return st
+		return c.touchCreated(ctx, ts, st)
 	}
 	return global(strings.ToUpper(strings.Join(w[:min(len(w), 2)], " ")) + " is not classified")
 }

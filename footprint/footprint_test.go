@@ -3,6 +3,7 @@ package footprint
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,9 +139,16 @@ func TestClassifyAsksPostgreSQL(t *testing.T) {
 		"SELECT bump()":                                                     {kind: Global},
 		"SELECT nextval('tickets')":                                         {kind: DML, writes: "sequence public.tickets"},
 		"SELECT setval('tickets', 5)":                                       {kind: Global},
-		"SELECT pg_advisory_lock(1)":                                        {kind: Global},
+		"SELECT pg_advisory_lock(1)":                                        {kind: DML, reads: "advisory locks", writes: "advisory locks"},
+		"SELECT pg_try_advisory_xact_lock_shared($1)":                       {kind: DML, reads: "advisory locks", writes: "advisory locks"},
+		"SELECT to_regclass('x') IS NULL":                                   {kind: DML, reads: "catalogs"},
+		"CREATE TABLE IF NOT EXISTS y (id int REFERENCES products)":         {kind: DML, writes: "catalogs information_schema.y pg_catalog.y pg_toast.y public.products public.y tenant_a.y"},
+		"CREATE TABLE z AS SELECT 1":                                        {kind: Global},
+		"CREATE TEMP TABLE z (a int)":                                       {kind: Global},
+		"CREATE TABLE z PARTITION OF bills FOR VALUES IN (3)":               {kind: Global},
+		"TRUNCATE counter":                                                  {kind: Global},
 		"LOCK TABLE counter":                                                {kind: Global},
-		"CREATE TABLE x (a int)":                                            {kind: Global},
+		"CREATE TABLE x (a int)":                                            {kind: DML, reads: "catalogs", writes: "catalogs information_schema.x pg_catalog.x pg_toast.x public.x tenant_a.x"},
 		"DO $$ BEGIN END $$":                                                {kind: Global},
 		"SELECT * FROM nosuchtable":                                         {kind: Global},
 		"NOTIFY chan":                                                       {kind: Global},
@@ -324,5 +332,47 @@ func TestRowLockModesAndTimeouts(t *testing.T) {
 		if st.Timeout != tc.timeout || st.Kind != Session {
 			t.Errorf("%s: timeout %v kind %v", tc.sql, st.Timeout, st.Kind)
 		}
+	}
+}
+
+// TestTablesCreatedByTheAttempt: an attempt whose only schema changes are
+// plain CREATE TABLEs is classified; a statement that names such a table
+// (even one that failed before the table existed, or one that resolves the
+// name in another schema) reads the catalogs and the name in every schema;
+// catalog reads count as reads of the catalogs.
+func TestTablesCreatedByTheAttempt(t *testing.T) {
+	for sql, want := range map[string]string{
+		"CREATE TABLE widgets (id int PRIMARY KEY)": "widgets",
+		`create table if not exists "Public"."Version"(version int4 not null); insert into version(version) select 0`: "version",
+		"CREATE UNLOGGED TABLE a.b (x int GENERATED ALWAYS AS (1) STORED)":                                            "b",
+		"SELECT 1; TRUNCATE t": "",
+	} {
+		names, ok := CreatesTables(sql)
+		if !ok || strings.Join(names, " ") != want {
+			t.Errorf("CreatesTables(%q) = %v, %v; want %q", sql, names, ok, want)
+		}
+	}
+	for _, sql := range []string{"CREATE TABLE t AS SELECT 1", "CREATE TEMP TABLE t (a int)", "CREATE INDEX ON t (a)",
+		"ALTER TABLE t ADD b int", "DROP TABLE t", "CREATE TABLE t PARTITION OF p FOR VALUES IN (1)", "CREATE TABLE t OF ty", "DO $$ $$"} {
+		if _, ok := CreatesTables(sql); ok {
+			t.Errorf("CreatesTables(%q) is ok; want not", sql)
+		}
+	}
+	c, ctx := classifier(t)
+	c.AfterCreating([]string{"counter"})
+	has := func(list []string, n string) bool { return slices.Contains(list, n) }
+	for _, sql := range []string{"SELECT n FROM counter WHERE id = 1", "SELECT to_regclass('public.counter') IS NULL"} {
+		s := c.Classify(ctx, sql)[0]
+		if s.Kind != DML || !has(s.Reads, Catalogs) || !has(s.Reads, "tenant_a.counter") || !has(s.Reads, "public.counter") {
+			t.Errorf("%s after creating counter: %s reads %v", sql, s.Kind, s.Reads)
+		}
+	}
+	s := c.Classify(ctx, "SELECT stock FROM products WHERE id = 1")[0]
+	if has(s.Reads, Catalogs) {
+		t.Errorf("a statement that does not name a created table reads %v", s.Reads)
+	}
+	s = c.Classify(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'other'")[0]
+	if s.Kind != DML || !has(s.Reads, Catalogs) {
+		t.Errorf("pg_tables: %s reads %v; want the catalogs", s.Kind, s.Reads)
 	}
 }

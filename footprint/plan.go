@@ -36,6 +36,9 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	// same object nextval writes: one name for both.
 	for _, set := range []Set{reads, locks} {
 		for r := range set {
+			if strings.HasPrefix(r, "pg_catalog.") || strings.HasPrefix(r, "information_schema.") {
+				reads.Add(Catalogs)
+			}
 			if cat.seqs[r] {
 				delete(set, r)
 				set.Add("sequence " + r)
@@ -62,6 +65,16 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 				continue
 			}
 			ok, builtin, err := c.safeFunction(ctx, name)
+			if err == nil && builtin && advisoryFunction(name) {
+				// Advisory locks are state of their own, which only
+				// the other advisory lock functions touch.
+				reads.Add(AdvisoryLocks)
+				writes.Add(AdvisoryLocks)
+				continue
+			}
+			if err == nil && ok && !catalogFreeFunction(name) {
+				reads.Add(Catalogs) // it may look a name up
+			}
 			if err != nil || !ok {
 				st := global("calls " + name + ", which may write or is not built in")
 				// A built-in volatile function other than set_config

@@ -294,7 +294,8 @@ func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // ChangesSchema reports whether sql holds a statement that may change the
-// schema (DDL, GRANT, DO and CALL, which may run DDL): what the catalogs
+// schema (DDL, GRANT, DO and CALL, which may run DDL; not TRUNCATE, which
+// empties tables and is classified Global): what the catalogs
 // say after the attempt is then not what every statement ran against, so
 // the attempt cannot be classified after the fact. A text that does not
 // lex may.
@@ -308,8 +309,7 @@ func ChangesSchema(sql string) bool {
 		if len(w) == 0 {
 			continue
 		}
-		switch w[0] {
-		case "create", "alter", "drop", "comment", "grant", "revoke", "security", "reindex", "cluster", "refresh", "import", "do", "call", "truncate", "vacuum", "analyze", "load":
+		if schemaWord[w[0]] {
 			return true
 		}
 	}

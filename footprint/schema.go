@@ -1,0 +1,258 @@
+package footprint
+
+import (
+	"context"
+	"strings"
+)
+
+// Names that stand for state outside any relation. Relation names always
+// hold a dot (schema.name), so these never meet one.
+const (
+	// Catalogs stands for the system catalogs. A CREATE TABLE writes it;
+	// a statement reads it when its plan reads a catalog (pg_class,
+	// information_schema's views), when it calls a function that may look
+	// a name up (to_regclass, has_table_privilege, ...: any function but
+	// the plain ones of catalogFree), or, in an attempt that created a
+	// table, when its text names that table.
+	Catalogs = "catalogs"
+	// AdvisoryLocks stands for every advisory lock: the built-in advisory
+	// lock functions read and write it. It is not transactional (a
+	// session lock outlives a ROLLBACK): its writes are visible at once.
+	AdvisoryLocks = "advisory locks"
+)
+
+// advisoryFunction reports one of PostgreSQL's advisory lock functions
+// (pg_advisory_lock, pg_try_advisory_xact_lock_shared, pg_advisory_unlock_all, ...).
+func advisoryFunction(name string) bool {
+	name = strings.TrimPrefix(strings.ToLower(strings.Trim(name, `"`)), "pg_catalog.")
+	name = strings.TrimPrefix(name, "pg_try_")
+	name = strings.TrimPrefix(name, "pg_")
+	return strings.HasPrefix(name, "advisory_")
+}
+
+// catalogFree are built-in functions that look no name up in the
+// catalogs: aggregates, arithmetic, text and time. Any other function
+// called by a statement counts as reading the catalogs (Catalogs).
+var catalogFree = map[string]bool{
+	"count": true, "sum": true, "min": true, "max": true, "avg": true, "bool_and": true, "bool_or": true, "every": true,
+	"array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"now": true, "statement_timestamp": true, "transaction_timestamp": true, "date_trunc": true, "date_part": true, "extract": true,
+	"lower": true, "upper": true, "length": true, "char_length": true, "concat": true, "concat_ws": true, "substr": true,
+	"substring": true, "btrim": true, "ltrim": true, "rtrim": true, "replace": true, "left": true, "right": true,
+	"lpad": true, "rpad": true, "strpos": true, "position": true, "md5": true,
+	"abs": true, "round": true, "floor": true, "ceil": true, "ceiling": true, "mod": true,
+	"array_length": true, "cardinality": true, "unnest": true, "generate_series": true,
+	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
+	"row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
+}
+
+func catalogFreeFunction(name string) bool {
+	return catalogFree[strings.TrimPrefix(strings.ToLower(strings.Trim(name, `"`)), "pg_catalog.")]
+}
+
+// CreatesTables reports, for SQL text that ChangesSchema, whether every
+// statement in it that changes the schema is a plain CREATE TABLE (not
+// TEMP, not AS, not PARTITION OF or OF a type: a new, empty table
+// with its indexes and constraints), and the names of the tables,
+// unqualified and lower case. Such an attempt is still classified after
+// the fact (docs/search.md, "Tables created by the actors"): the
+// catalogs only gained what the statements created.
+func CreatesTables(sql string) (names []string, ok bool) {
+	stmts, ok := lex(sql)
+	if !ok {
+		return nil, false
+	}
+	for _, ts := range stmts {
+		w := words(ts, 1)
+		if len(w) == 0 || !schemaWord[w[0]] {
+			continue
+		}
+		n, ok := createdTable(ts)
+		if !ok {
+			return nil, false
+		}
+		names = append(names, n)
+	}
+	return names, true
+}
+
+// schemaWord are the first words of statements that may change the schema.
+var schemaWord = map[string]bool{
+	"create": true, "alter": true, "drop": true, "comment": true, "grant": true, "revoke": true, "security": true,
+	"reindex": true, "cluster": true, "refresh": true, "import": true, "do": true, "call": true, "vacuum": true,
+	"analyze": true, "load": true,
+}
+
+// createdTable reads CREATE [UNLOGGED] TABLE [IF NOT EXISTS] name ( ... )
+// with nothing after the column list at its depth but options (no AS
+// query, no PARTITION OF, no OF type), and returns the table's name,
+// unqualified and lower case.
+func createdTable(ts []token) (string, bool) {
+	i := 0
+	next := func(word string) bool {
+		if i < len(ts) && ts[i].kind == tokWord && ts[i].text == word {
+			i++
+			return true
+		}
+		return false
+	}
+	if !next("create") {
+		return "", false
+	}
+	next("unlogged")
+	if !next("table") {
+		return "", false
+	}
+	if next("if") && !(next("not") && next("exists")) {
+		return "", false
+	}
+	name := ""
+	for {
+		if i >= len(ts) || (ts[i].kind != tokWord && ts[i].kind != tokQuoted) {
+			return "", false
+		}
+		name = strings.ToLower(ts[i].text)
+		i++
+		if i < len(ts) && ts[i].kind == tokPunct && ts[i].text == "." {
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(ts) || ts[i].kind != tokPunct || ts[i].text != "(" {
+		return "", false
+	}
+	for _, t := range ts[i:] {
+		if t.depth == 0 && t.kind == tokWord && t.text == "as" {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// AfterCreating tells the classifier that the attempt it classifies
+// created the tables names (CreatesTables): a statement whose text names
+// one of them, as a word, a quoted name or inside a string, reads the
+// catalogs and every relation of that name in any schema, for it may have
+// run before the table existed (and failed), or resolved the name to
+// another schema's table. The classifier then keeps its footprints to
+// itself: they hold for this attempt's catalogs only.
+func (c *Classifier) AfterCreating(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	c.created = append(c.created, names...)
+	c.cache = NewCache()
+}
+
+// mentions is the names of created whose text ts holds.
+func mentions(ts []token, created []string) []string {
+	var out []string
+	for _, n := range created {
+		for _, t := range ts {
+			if (t.kind == tokWord || t.kind == tokQuoted || t.kind == tokString) && strings.Contains(strings.ToLower(t.text), n) {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// namedEverywhere is schema.n for every schema of the database and every
+// name n.
+func (c *Classifier) namedEverywhere(ctx context.Context, names []string) ([]string, error) {
+	if c.schemas == nil {
+		rows, err := c.conn.Query(ctx, "SELECT nspname FROM pg_namespace")
+		if err != nil {
+			return nil, err
+		}
+		var all []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			all = append(all, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		c.schemas = all
+	}
+	var out []string
+	for _, n := range names {
+		for _, s := range c.schemas {
+			out = append(out, s+"."+n)
+		}
+	}
+	return out, nil
+}
+
+// touchCreated adds to a DML statement that names tables the attempt
+// created what AfterCreating says it reads.
+func (c *Classifier) touchCreated(ctx context.Context, ts []token, st Statement) Statement {
+	if st.Kind != DML || len(c.created) == 0 {
+		return st
+	}
+	named := mentions(ts, c.created)
+	if len(named) == 0 {
+		return st
+	}
+	all, err := c.namedEverywhere(ctx, named)
+	if err != nil {
+		return global("the schemas could not be read: " + err.Error())
+	}
+	reads := Set{}
+	reads.Add(st.Reads...)
+	reads.Add(Catalogs)
+	reads.Add(all...)
+	st.Reads = reads.Sorted()
+	return st
+}
+
+// createTable is the footprint of a CREATE TABLE that createdTable reads:
+// it writes the catalogs, the new table's name in every schema (where a
+// name may resolve is a matter of search_path), and every existing
+// relation any word of it names, in any schema (a parent it references or
+// inherits from is locked and gains a trigger or a child).
+func (c *Classifier) createTable(ctx context.Context, ts []token, name string) Statement {
+	if _, err := c.loadCatalog(ctx); err != nil {
+		return global("the catalogs could not be read: " + err.Error())
+	}
+	var idents []string
+	for _, t := range ts {
+		if t.kind == tokWord || t.kind == tokQuoted {
+			idents = append(idents, strings.ToLower(t.text))
+		}
+	}
+	writes := Set{}
+	writes.Add(Catalogs)
+	all, err := c.namedEverywhere(ctx, []string{name})
+	if err != nil {
+		return global("the schemas could not be read: " + err.Error())
+	}
+	writes.Add(all...)
+	rows, err := c.conn.Query(ctx, `SELECT CASE WHEN c.relkind = 'S' THEN 'sequence ' ELSE '' END || format('%s.%s', n.nspname, c.relname)
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE lower(c.relname) = ANY($1) AND c.relkind IN ('r', 'p', 'f', 'v', 'm', 'S')`, idents)
+	if err != nil {
+		return global("the relations it names could not be read: " + err.Error())
+	}
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			rows.Close()
+			return global(err.Error())
+		}
+		writes.Add(r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return global(err.Error())
+	}
+	c.catalog.expand(writes)
+	return Statement{Kind: DML, Reads: []string{Catalogs}, Writes: writes.Sorted()}
+}
