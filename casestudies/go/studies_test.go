@@ -80,7 +80,7 @@ func TestGooseUp(t *testing.T) { checkStudy(t, gooseup.Study, 500) }
 // TestMigrateVersionTable: golang-migrate v3.5.4 creates schema_migrations
 // outside its lock (golang-migrate #55); v4.18.3 (PR #150) passes every
 // order of up to its bound's choices.
-func TestMigrateVersionTable(t *testing.T) { checkStudy(t, migrateversiontable.Study, 500) }
+func TestMigrateVersionTable(t *testing.T) { checkStudy(t, migrateversiontable.Study, 3000) }
 
 // TestGormFirstOrCreate is the study CI runs: GORM's FirstOrCreate is a
 // SELECT then an INSERT (go-gorm/gorm #5803, #6253); Create with ON

@@ -19,7 +19,8 @@ type Study struct {
 	Racy     Variant
 	Fixed    Variant
 	// Options are the run options every measurement of this study uses
-	// (database/sql pools need the multi-producer connection profile).
+	// (the zero value: single-producer, every actor keeps to one
+	// connection at a time, which the scheduler checks).
 	Options interleave.Options
 	// Bound is the choice bound of the fixed variant's search
 	// (Search.MaxDepth): 0 when its search ends with every order explored,
@@ -36,14 +37,3 @@ type Variant struct {
 
 // Variants are the study's two variants, racy first.
 func (s *Study) Variants() []Variant { return []Variant{s.Racy, s.Fixed} }
-
-// PoolOptions are the options goose's and golang-migrate's studies were
-// measured with: a database/sql pool may open a second connection. (Their
-// actors in fact keep to one at a time: goose's Provider runs SQL
-// migrations on the connection that holds its lock. GORM's study uses the
-// default single-producer profile, under which the search reduces.)
-func PoolOptions() interleave.Options {
-	var o interleave.Options
-	o.Proxy.Connections = interleave.MultiProducer
-	return o
-}
