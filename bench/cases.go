@@ -174,6 +174,23 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 			Actors: [][]Step{
 				{q("BEGIN"), keep("UPDATE hold SET acct = 2 WHERE id = 1"), q("COMMIT")},
 				{q("BEGIN"), keep("DELETE FROM acct WHERE id = 2"), q("COMMIT")}}},
+		// Tables with foreign keys name rows too (only RI triggers): a
+		// parent's row updated by key leaves its children alone; a child's
+		// write locks its parent (FOR KEY SHARE, which FOR UPDATE and a
+		// delete wait for); a parent's delete checks or cascades.
+		{Name: "rows-fk-keyed-parent", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct ON DELETE CASCADE); INSERT INTO hold VALUES (1, 1);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1 RETURNING bal"), keep("DELETE FROM acct WHERE id = 2 RETURNING bal"), q("COMMIT")},
+				{q("BEGIN"), keep("INSERT INTO hold VALUES (10, 2)"), keep("UPDATE hold SET acct = 1 WHERE id = 10"), q("COMMIT")}}},
+		{Name: "rows-fk-key-share", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct); INSERT INTO hold VALUES (1, 1);",
+			Actors: [][]Step{
+				{q("BEGIN"), keep("SELECT bal FROM acct WHERE id = 3 FOR UPDATE NOWAIT"), keep("UPDATE acct SET bal = 0 WHERE id = 1 RETURNING bal"), q("COMMIT")},
+				{q("BEGIN"), keep("INSERT INTO hold VALUES (5, 3)"), keep("DELETE FROM hold WHERE id = 1"), q("COMMIT")}}},
+		{Name: "rows-fk-keyed-3", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct ON DELETE CASCADE); INSERT INTO hold VALUES (1, 1), (2, 2);",
+			Actors: [][]Step{
+				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1 RETURNING bal"), keep("DELETE FROM acct WHERE id = 2 RETURNING bal"), q("COMMIT")},
+				{q("BEGIN"), keep("INSERT INTO hold VALUES (10, 2)"), keep("UPDATE hold SET acct = 3 WHERE id = 1"), q("COMMIT")},
+				{keep("SELECT bal FROM acct WHERE id = 3 FOR UPDATE NOWAIT"), keep("SELECT count(*) FROM hold WHERE acct = 2")}}, Large: true},
 		{Name: "serializable-write-skew", Setup: "CREATE TABLE doctors (name text PRIMARY KEY, on_call bool); INSERT INTO doctors VALUES ('a', true), ('b', true);",
 			Actors: [][]Step{
 				ser(q("SELECT count(*) FROM doctors WHERE on_call"), keep("UPDATE doctors SET on_call = false WHERE name = 'a'"), keep("COMMIT")),

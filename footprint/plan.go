@@ -106,10 +106,16 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		writes.Add(cat.sequences[w]...)
 	}
 	// A parent row's writes check or cascade to its children, and theirs
-	// to their children.
+	// to their children. Not an UPDATE of one row by key that leaves the
+	// key alone (rowKeys): a foreign key references a keyed table's
+	// primary key (it has no other unique index), and PostgreSQL neither
+	// checks nor cascades when the referenced columns do not change.
 	for stack := named; len(stack) > 0; {
 		w := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if _, byKey := keys[w]; byKey && len(ts) > 0 && ts[0].kind == tokWord && ts[0].text == "update" {
+			continue
+		}
 		for _, ch := range cat.children[w] {
 			if !writes[ch] {
 				writes.Add(ch)

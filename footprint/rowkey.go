@@ -47,7 +47,9 @@ func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
 		JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
 		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
 		WHERE c.relkind = 'r' AND c.relpersistence IN ('p', 'u') AND NOT c.relispartition AND NOT c.relhassubclass
-		  AND NOT c.relhastriggers AND NOT c.relhasrules AND NOT c.relrowsecurity
+		  AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid
+		    AND NOT (t.tgisinternal AND t.tgfoid IN (SELECT p.oid FROM pg_proc p WHERE p.proname LIKE 'RI\_FKey\_%')))
+		  AND NOT c.relhasrules AND NOT c.relrowsecurity AND i.indimmediate
 		  AND i.indnkeyatts = 1 AND i.indnatts = 1 AND i.indexprs IS NULL AND i.indpred IS NULL
 		  AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
 		  AND NOT EXISTS (SELECT 1 FROM pg_index o WHERE o.indrelid = c.oid AND NOT o.indisprimary AND (o.indisunique OR o.indisexclusion))

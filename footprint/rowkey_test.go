@@ -104,7 +104,9 @@ func TestRowKeysFromPostgreSQLsPlans(t *testing.T) {
 		"UPDATE uacct SET email = 'x' WHERE id = 1":                                       "",
 		"UPDATE tacct SET name = name WHERE name = 'a'":                                   "",
 		"UPDATE counter SET n = 1 WHERE id = 1":                                           "public.counter=1",
-		"UPDATE products SET stock = 0 WHERE id = 1":                                      "", // orders references it: a trigger
+		"UPDATE products SET stock = 0 WHERE id = 1":                                      "public.products=1", // orders references it: only RI triggers
+		"UPDATE orders SET qty = 2 WHERE id = 1":                                          "public.orders=1",   // it references products
+		"UPDATE logged SET id = 2 WHERE id = 1":                                           "",                  // a user trigger
 		"UPDATE pair SET a = a WHERE a = 1 AND b = 2":                                     "",
 		"SELECT n FROM counter WHERE id = 1 UNION ALL SELECT n FROM counter WHERE id = 2": "",
 	} {
