@@ -169,6 +169,9 @@ func (g *generator) build() Case {
 	if g.side.Float64() < 0.15 {
 		g.mods = append(g.mods, g.modCreateTable())
 	}
+	if g.side.Float64() < 0.15 {
+		g.mods = append(g.mods, g.modForeignKeyRows())
+	}
 	var setup []string
 	roles := false
 	var schemas []string
@@ -845,6 +848,37 @@ func (g *generator) modAdvisory() *genModule {
 		{sql: "UPDATE res SET holder = 'a{a}' WHERE id = 1 RETURNING holder"},
 		{sql: "UPDATE res SET holder = 'a{a}' WHERE id = 1 AND pg_try_advisory_xact_lock(7) RETURNING holder", tags: x},
 		{sql: "SELECT holder FROM res WHERE id = 1"},
+	}
+	return m
+}
+
+// modForeignKeyRows: rows of tables whose only triggers are foreign
+// keys' (footprint/rowkey.go names their rows): a parent's row updated by
+// key, its key changed, deleted (cascading or refused), locked in every
+// mode; a child's row inserted, moved to another parent, deleted.
+func (g *generator) modForeignKeyRows() *genModule {
+	m := &genModule{name: "fkrows", setup: `CREATE TABLE owner (id int PRIMARY KEY, v int NOT NULL);
+CREATE TABLE pet (id int PRIMARY KEY, oid int REFERENCES owner ON DELETE CASCADE);
+CREATE TABLE toy (id int PRIMARY KEY, pid int REFERENCES pet);
+INSERT INTO owner VALUES (1, 0), (2, 0), (3, 0);
+INSERT INTO pet VALUES (1, 1), (2, 2);
+INSERT INTO toy VALUES (1, 1);`}
+	f := []string{"fk-rows"}
+	m.ops = []genOp{
+		{sql: "UPDATE owner SET v = v + {a} WHERE id = 1 RETURNING v", tags: f},
+		{sql: "UPDATE owner SET v = v * 2 WHERE id = 2 RETURNING v", tags: f},
+		{sql: "UPDATE owner SET id = 4 WHERE id = 3 RETURNING id", fail: true, tags: f},
+		{sql: "UPDATE owner SET id = 5 WHERE id = 2 RETURNING id", fail: true, tags: f},
+		{sql: "DELETE FROM owner WHERE id = 2 RETURNING v", fail: true, tags: f},
+		{sql: "SELECT v FROM owner WHERE id = 2 FOR UPDATE", tags: f},
+		{sql: "SELECT v FROM owner WHERE id = 1 FOR NO KEY UPDATE", tags: f},
+		{sql: "SELECT v FROM owner WHERE id = 3 FOR UPDATE NOWAIT", fail: true, tags: f},
+		{sql: "INSERT INTO pet VALUES (1{a}, 3)", fail: true, tags: f},
+		{sql: "UPDATE pet SET oid = 3 WHERE id = 1 RETURNING oid", fail: true, tags: f},
+		{sql: "DELETE FROM pet WHERE id = 2 RETURNING oid", fail: true, tags: f},
+		{sql: "INSERT INTO toy VALUES (1{a}, 2)", fail: true, tags: f},
+		{sql: "SELECT count(*) FROM pet WHERE oid = 2", tags: f},
+		{sql: "SELECT oid FROM pet WHERE id = 2 FOR KEY SHARE", tags: f},
 	}
 	return m
 }

@@ -184,7 +184,7 @@ var genRequiredFeatures = []string{
 	"iso-begin", "iso-set-transaction", "iso-session-characteristics", "iso-default-transaction-isolation",
 	"iso-database-default", "multi-statement", "commit-begin-checkpoint", "begin-commit-in-one-query",
 	"savepoint", "rollback-to-savepoint", "autocommit", "temp-table", "temp-shadow", "lock-table", "nowait",
-	"skip-locked", "lock-timeout", "retry", "snapshot-probe", "create-table",
+	"skip-locked", "lock-timeout", "retry", "snapshot-probe", "create-table", "fk-rows",
 }
 
 func TestGeneratedFeatures(t *testing.T) {
