@@ -186,6 +186,15 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 			Actors: [][]Step{
 				{q("BEGIN"), keep("SELECT bal FROM acct WHERE id = 3 FOR UPDATE NOWAIT"), keep("UPDATE acct SET bal = 0 WHERE id = 1 RETURNING bal"), q("COMMIT")},
 				{q("BEGIN"), keep("INSERT INTO hold VALUES (5, 3)"), keep("DELETE FROM hold WHERE id = 1"), q("COMMIT")}}},
+		{Name: "rows-fk-insert-parent-row", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct); INSERT INTO hold VALUES (1, 3);",
+			Actors: [][]Step{
+				{q("BEGIN"), {SQL: "INSERT INTO hold (id, acct) VALUES (10, $1)", Args: []any{1}, Keep: true}, keep("DELETE FROM acct WHERE id = 2 RETURNING bal"), q("COMMIT")},
+				{q("BEGIN"), keep("SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT"), keep("DELETE FROM acct WHERE id = 1 RETURNING bal"), q("COMMIT")}}},
+		{Name: "rows-fk-insert-parent-row-3", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct); INSERT INTO hold VALUES (1, 3);",
+			Actors: [][]Step{
+				{q("BEGIN"), {SQL: "INSERT INTO hold (id, acct) VALUES (10, $1)", Args: []any{1}, Keep: true}, q("UPDATE acct SET bal = bal + 1 WHERE id = 1 RETURNING bal"), q("COMMIT")},
+				{q("BEGIN"), {SQL: "INSERT INTO hold (acct, id) VALUES ($1, 11)", Args: []any{2}, Keep: true}, keep("SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT"), q("COMMIT")},
+				{keep("DELETE FROM acct WHERE id = 2 RETURNING bal"), keep("UPDATE acct SET id = 4 WHERE id = 3 RETURNING id")}}, Large: true},
 		{Name: "rows-fk-keyed-3", Setup: accts + "CREATE TABLE hold (id int PRIMARY KEY, acct int REFERENCES acct ON DELETE CASCADE); INSERT INTO hold VALUES (1, 1), (2, 2);",
 			Actors: [][]Step{
 				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1 RETURNING bal"), keep("DELETE FROM acct WHERE id = 2 RETURNING bal"), q("COMMIT")},

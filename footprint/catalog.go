@@ -24,7 +24,13 @@ type catalog struct {
 	// keys: tables whose rows a statement may name by key (rowkey.go),
 	// and the key column as EXPLAIN prints it.
 	keys map[string]string
+	// fkCols: a table's single-column foreign keys, by the referencing
+	// column as EXPLAIN would print it (insertParentKeys).
+	fkCols map[string][]fkCol
 }
+
+// fkCol is one single-column foreign key of a table.
+type fkCol struct{ col, parent string }
 
 // function is what is known of the functions a name calls.
 type function struct{ safe, builtin bool }
@@ -84,6 +90,27 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		cat.parents[child] = append(cat.parents[child], parent)
 		cat.children[parent] = append(cat.children[parent], child)
 	}); err != nil {
+		return nil, err
+	}
+	cat.fkCols = map[string][]fkCol{}
+	rows, err := c.conn.Query(ctx, `SELECT format('%s.%s', cn.nspname, c.relname), quote_ident(a.attname), format('%s.%s', pn.nspname, p.relname)
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+		JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace
+		JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
+		WHERE k.contype = 'f' AND array_length(k.conkey, 1) = 1`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var child, col, parent string
+		if err := rows.Scan(&child, &col, &parent); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		cat.fkCols[child] = append(cat.fkCols[child], fkCol{col: col, parent: parent})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	// Sequences owned by a column (serial, identity) and sequences a

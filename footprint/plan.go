@@ -96,6 +96,17 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	cat.expand(locks)
 	named := writes.Sorted()
 	keys := rowKeys(cat, plan, ts)
+	if len(named) > 0 {
+		touched := Set{}
+		touched.Add(reads.Sorted()...)
+		touched.Add(named...)
+		touched.Add(locks.Sorted()...)
+		for _, w := range named {
+			if !strings.HasPrefix(w, "sequence ") {
+				keys = insertParentKeys(cat, ts, w, touched, keys)
+			}
+		}
+	}
 	for _, w := range named {
 		locks.Add(cat.parents[w]...) // a child row locks its parent FOR KEY SHARE
 		if _, byKey := keys[w]; byKey && !hasSeq(ts, "default") {

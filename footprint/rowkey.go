@@ -374,3 +374,92 @@ func IntParam(text string, isText bool, binary []byte) (string, bool) {
 	}
 	return strconv.FormatInt(n, 10), true
 }
+
+// insertParentKeys adds to keys, for an INSERT of one VALUES row into w
+// with a column list, the row of each parent its foreign keys check: the
+// check locks that one row FOR KEY SHARE (RI_FKey_check), named by the
+// value given for the referencing column, a constant integer or a
+// parameter. Only single-column keys to a keyed parent (whose primary key
+// they reference: it has no other unique index) that the statement names
+// nowhere else; several keys to one parent must agree. Not with ON
+// CONFLICT (its UPDATE may set another value) or any other clause but
+// RETURNING after the row.
+func insertParentKeys(cat *catalog, ts []token, w string, named Set, keys map[string]string) map[string]string {
+	fks := cat.fkCols[w]
+	if len(fks) == 0 || len(ts) < 4 || ts[0].text != "insert" || ts[1].text != "into" {
+		return keys
+	}
+	i := 2
+	for i < len(ts) && ts[i].kind != tokPunct { // the table's name, maybe qualified
+		i++
+		if i < len(ts) && ts[i].kind == tokPunct && ts[i].text == "." {
+			i++
+		}
+	}
+	list := func(at int) (items []token, next int, ok bool) {
+		if at >= len(ts) || ts[at].kind != tokPunct || ts[at].text != "(" {
+			return nil, at, false
+		}
+		d := ts[at].depth
+		j := at + 1
+		for ; j < len(ts); j += 2 {
+			if ts[j].depth != d+1 || (ts[j].kind == tokPunct && ts[j].text != "-") {
+				return nil, j, false
+			}
+			items = append(items, ts[j])
+			if j+1 >= len(ts) || ts[j+1].kind != tokPunct {
+				return nil, j, false
+			}
+			if ts[j+1].text == ")" && ts[j+1].depth == d {
+				return items, j + 2, true
+			}
+			if ts[j+1].text != "," {
+				return nil, j, false
+			}
+		}
+		return nil, j, false
+	}
+	cols, i, ok := list(i)
+	if !ok || i >= len(ts) || ts[i].kind != tokWord || ts[i].text != "values" {
+		return keys
+	}
+	vals, i, ok := list(i + 1)
+	if !ok || len(vals) != len(cols) {
+		return keys
+	}
+	if i < len(ts) && !(ts[i].kind == tokWord && ts[i].text == "returning") {
+		return keys
+	}
+	tmpl := map[string]string{}
+	bad := map[string]bool{}
+	for _, fk := range fks {
+		t := ""
+		for k, c := range cols {
+			if (c.kind == tokWord && (c.text == fk.col || quoteIdent(c.text) == fk.col)) || (c.kind == tokQuoted && quoteIdent(c.text) == fk.col) {
+				switch v := vals[k]; v.kind {
+				case tokParam:
+					t = v.text
+				case tokNumber:
+					if n, err := strconv.ParseInt(v.text, 10, 64); err == nil {
+						t = "=" + strconv.FormatInt(n, 10)
+					}
+				}
+			}
+		}
+		if _, keyed := cat.keys[fk.parent]; !keyed || t == "" || named[fk.parent] || (tmpl[fk.parent] != "" && tmpl[fk.parent] != t) {
+			bad[fk.parent] = true
+			continue
+		}
+		tmpl[fk.parent] = t
+	}
+	for parent, t := range tmpl {
+		if bad[parent] || keys[parent] != "" {
+			continue
+		}
+		if keys == nil {
+			keys = map[string]string{}
+		}
+		keys[parent] = t
+	}
+	return keys
+}

@@ -87,27 +87,36 @@ func TestRowKeysFromPostgreSQLsPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	for sql, want := range map[string]string{
-		"UPDATE acct SET bal = bal + 1 WHERE id = 1":                                      "public.acct=1",
-		"UPDATE acct SET bal = $1 WHERE id = $2":                                          "public.acct$2",
-		"SELECT bal FROM acct WHERE id = 3 FOR UPDATE":                                    "public.acct=3",
-		"SELECT bal FROM acct a WHERE a.id = $1":                                          "public.acct$1",
-		"DELETE FROM acct WHERE id = 2":                                                   "public.acct=2",
-		"UPDATE acct SET bal = 0 WHERE id = 1 AND bal > 5":                                "public.acct=1",
-		"UPDATE sacct SET bal = 0 WHERE id = 1":                                           "public.sacct=1",
-		"UPDATE acct SET id = 5 WHERE id = 1":                                             "",
-		"UPDATE acct SET (id, bal) = (5, 0) WHERE id = 1":                                 "",
-		"UPDATE acct SET bal = 1 WHERE id = 1 OR id = 2":                                  "",
-		"UPDATE acct SET bal = 1 WHERE id IN (1, 2)":                                      "",
-		"INSERT INTO acct VALUES (1, 0)":                                                  "",
-		"UPDATE acct SET bal = (SELECT bal FROM acct WHERE id = 2) WHERE id = 1":          "",
-		"SELECT bal FROM acct WHERE id = (SELECT max(id) FROM acct)":                      "",
-		"UPDATE uacct SET email = 'x' WHERE id = 1":                                       "",
-		"UPDATE tacct SET name = name WHERE name = 'a'":                                   "",
-		"UPDATE counter SET n = 1 WHERE id = 1":                                           "public.counter=1",
-		"UPDATE products SET stock = 0 WHERE id = 1":                                      "public.products=1", // orders references it: only RI triggers
-		"UPDATE orders SET qty = 2 WHERE id = 1":                                          "public.orders=1",   // it references products
-		"UPDATE logged SET id = 2 WHERE id = 1":                                           "",                  // a user trigger
-		"UPDATE pair SET a = a WHERE a = 1 AND b = 2":                                     "",
+		"UPDATE acct SET bal = bal + 1 WHERE id = 1":                             "public.acct=1",
+		"UPDATE acct SET bal = $1 WHERE id = $2":                                 "public.acct$2",
+		"SELECT bal FROM acct WHERE id = 3 FOR UPDATE":                           "public.acct=3",
+		"SELECT bal FROM acct a WHERE a.id = $1":                                 "public.acct$1",
+		"DELETE FROM acct WHERE id = 2":                                          "public.acct=2",
+		"UPDATE acct SET bal = 0 WHERE id = 1 AND bal > 5":                       "public.acct=1",
+		"UPDATE sacct SET bal = 0 WHERE id = 1":                                  "public.sacct=1",
+		"UPDATE acct SET id = 5 WHERE id = 1":                                    "",
+		"UPDATE acct SET (id, bal) = (5, 0) WHERE id = 1":                        "",
+		"UPDATE acct SET bal = 1 WHERE id = 1 OR id = 2":                         "",
+		"UPDATE acct SET bal = 1 WHERE id IN (1, 2)":                             "",
+		"INSERT INTO acct VALUES (1, 0)":                                         "",
+		"UPDATE acct SET bal = (SELECT bal FROM acct WHERE id = 2) WHERE id = 1": "",
+		"SELECT bal FROM acct WHERE id = (SELECT max(id) FROM acct)":             "",
+		"UPDATE uacct SET email = 'x' WHERE id = 1":                              "",
+		"UPDATE tacct SET name = name WHERE name = 'a'":                          "",
+		"UPDATE counter SET n = 1 WHERE id = 1":                                  "public.counter=1",
+		"UPDATE products SET stock = 0 WHERE id = 1":                             "public.products=1", // orders references it: only RI triggers
+		"UPDATE orders SET qty = 2 WHERE id = 1":                                 "public.orders=1",   // it references products
+		"UPDATE logged SET id = 2 WHERE id = 1":                                  "",                  // a user trigger
+		"UPDATE pair SET a = a WHERE a = 1 AND b = 2":                            "",
+		// An INSERT of one row locks the one parent row its foreign key names.
+		"INSERT INTO orders (product, qty) VALUES ($1, 1)":                                "public.products$1",
+		"INSERT INTO orders (qty, product) VALUES (1, 2) RETURNING id":                    "public.products=2",
+		"INSERT INTO orders (product, qty) VALUES ($1, 1), ($2, 1)":                       "",
+		"INSERT INTO orders (product, qty) VALUES ($1::int, 1)":                           "",
+		"INSERT INTO orders (product, qty) VALUES (NULL, 1)":                              "",
+		"INSERT INTO orders VALUES (1, 2, 3)":                                             "",
+		"INSERT INTO orders (product, qty) VALUES (2, 1) ON CONFLICT DO NOTHING":          "",
+		"INSERT INTO orders (product, qty) SELECT id, 1 FROM products":                    "",
 		"SELECT n FROM counter WHERE id = 1 UNION ALL SELECT n FROM counter WHERE id = 2": "",
 	} {
 		ss := c.Classify(ctx, sql)
