@@ -229,7 +229,7 @@ func addStatement(c *explain.Command, st footprint.Statement, sql string, params
 	rels := map[string]bool{}
 	for _, set := range [][]string{st.Reads, st.Writes} {
 		for _, r := range set {
-			if !strings.HasPrefix(r, "sequence ") {
+			if !strings.HasPrefix(r, "sequence ") && !pseudoName(r) {
 				rels[r] = true
 			}
 		}
@@ -242,7 +242,7 @@ func addStatement(c *explain.Command, st footprint.Statement, sql string, params
 	target := explain.Target(sql)
 	written := map[string]bool{}
 	for _, r := range st.Writes {
-		if strings.HasPrefix(r, "sequence ") {
+		if strings.HasPrefix(r, "sequence ") || pseudoName(r) {
 			continue
 		}
 		written[r] = true
@@ -258,12 +258,16 @@ func addStatement(c *explain.Command, st footprint.Statement, sql string, params
 		locked[r] = true
 	}
 	for _, r := range st.Reads {
-		if strings.HasPrefix(r, "sequence ") || written[r] {
+		if strings.HasPrefix(r, "sequence ") || written[r] || pseudoName(r) {
 			continue
 		}
 		c.Reads = append(c.Reads, explain.Access{Relation: r, Key: key, Locked: locked[r]})
 	}
 }
+
+// pseudoName: a footprint name that is no relation (the catalogs, the
+// advisory locks), which an explanation does not list as one.
+func pseudoName(r string) bool { return r == footprint.Catalogs || r == footprint.AdvisoryLocks }
 
 func firstWord(sql string) string {
 	f := strings.Fields(strings.TrimLeft(sql, "( \t\r\n"))

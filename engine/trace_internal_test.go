@@ -3,9 +3,11 @@ package engine
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/pginterleave/interleave/footprint"
 	"github.com/pginterleave/interleave/sched"
+	"github.com/pginterleave/interleave/search"
 )
 
 func dml(reads, writes []string) footprint.Statement {
@@ -210,6 +212,35 @@ func TestRepeatableReadSnapshotIsKnownByItsTransaction(t *testing.T) {
 		got, known := c.snapshotOf(snaps)
 		if known != (tc.want != nil) || known && !slices.Equal(got, tc.want) {
 			t.Errorf("%s: snapshotOf = %q, %v; want %q", tc.name, got, known, tc.want)
+		}
+	}
+}
+
+// TestSessionAdvisoryLocksEndWithTheirConnection: a connection that called
+// an advisory lock function releases its session locks when it ends,
+// which is no unit: its last unit and every later unit of its actor touch
+// the advisory locks; earlier units and other actors' do not.
+func TestSessionAdvisoryLocksEndWithTheirConnection(t *testing.T) {
+	unit := func(actor, conn, n int, at time.Duration) *sched.UnitRecord {
+		return &sched.UnitRecord{Ref: sched.UnitRef{Actor: actor, Conn: conn, Unit: n}, ReleasedAt: at}
+	}
+	res := &sched.Result{Units: []*sched.UnitRecord{
+		unit(0, 0, 0, 1), unit(0, 0, 1, 2), unit(1, 0, 0, 3), unit(0, 1, 0, 4), unit(0, 1, 1, 5), unit(1, 0, 1, 6)}}
+	out := map[sched.UnitRef]search.Event{}
+	for _, u := range res.Units {
+		out[u.Ref] = search.Event{Ref: u.Ref, Reads: []string{"public.t"}}
+	}
+	sessionAdvisoryLocks(res, out, map[[2]int]sched.UnitRef{{0, 0}: {Actor: 0, Conn: 0, Unit: 1}})
+	for _, u := range res.Units {
+		ev := out[u.Ref]
+		want := u.Ref.Actor == 0 && u.ReleasedAt >= 2
+		got := slices.Contains(ev.Writes, footprint.AdvisoryLocks) && slices.Contains(ev.Reads, footprint.AdvisoryLocks) &&
+			slices.Contains(ev.Immediate, footprint.AdvisoryLocks)
+		if got != want {
+			t.Errorf("%s: touches the advisory locks %v, want %v (%+v)", u.Ref, got, want, ev)
+		}
+		if !slices.Contains(ev.Reads, "public.t") {
+			t.Errorf("%s: lost its own reads: %v", u.Ref, ev.Reads)
 		}
 	}
 }
