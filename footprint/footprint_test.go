@@ -374,6 +374,15 @@ func TestTablesCreatedByTheAttempt(t *testing.T) {
 	if has(s.Reads, Catalogs) {
 		t.Errorf("a statement that does not name a created table reads %v", s.Reads)
 	}
+	// A view that reads a created table, named by neither its text: the
+	// plan's relation counts.
+	if _, err := c.conn.Exec(ctx, "CREATE VIEW made_view AS SELECT n FROM counter"); err != nil {
+		t.Fatal(err)
+	}
+	s = c.Classify(ctx, "SELECT n FROM made_view")[0]
+	if s.Kind != DML || !has(s.Reads, Catalogs) || !has(s.Reads, "tenant_a.counter") {
+		t.Errorf("a view over a created table: %s reads %v", s.Kind, s.Reads)
+	}
 	s = c.Classify(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'other'")[0]
 	if s.Kind != DML || !has(s.Reads, Catalogs) {
 		t.Errorf("pg_tables: %s reads %v; want the catalogs", s.Kind, s.Reads)

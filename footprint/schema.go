@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -198,6 +199,18 @@ func (c *Classifier) touchCreated(ctx context.Context, ts []token, st Statement)
 		return st
 	}
 	named := mentions(ts, c.created)
+	// A relation of a created table's name that the plan reads without the
+	// text naming it (an inlined SQL function's body, a view's) resolved
+	// somewhere too.
+	for _, list := range [][]string{st.Reads, st.Writes, st.Locks} {
+		for _, r := range list {
+			rel, _ := SplitName(r)
+			bare := strings.ToLower(rel[strings.LastIndexByte(rel, '.')+1:])
+			if slices.Contains(c.created, bare) && !slices.Contains(named, bare) {
+				named = append(named, bare)
+			}
+		}
+	}
 	if len(named) == 0 {
 		return st
 	}
