@@ -36,7 +36,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	// same object nextval writes: one name for both.
 	for _, set := range []Set{reads, locks} {
 		for r := range set {
-			if strings.HasPrefix(r, "pg_catalog.") || strings.HasPrefix(r, "information_schema.") {
+			if len(c.created) > 0 && (strings.HasPrefix(r, "pg_catalog.") || strings.HasPrefix(r, "information_schema.")) {
 				reads.Add(Catalogs)
 			}
 			if cat.seqs[r] {
@@ -72,7 +72,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 				writes.Add(AdvisoryLocks)
 				continue
 			}
-			if err == nil && ok && !catalogFreeFunction(name) {
+			if err == nil && ok && len(c.created) > 0 && !catalogFreeFunction(name) {
 				reads.Add(Catalogs) // it may look a name up
 			}
 			if err != nil || !ok {

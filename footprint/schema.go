@@ -10,11 +10,12 @@ import (
 // hold a dot (schema.name), so these never meet one.
 const (
 	// Catalogs stands for the system catalogs. A CREATE TABLE writes it;
-	// a statement reads it when its plan reads a catalog (pg_class,
+	// in an attempt that created tables (Classifier.AfterCreating), a
+	// statement reads it when its plan reads a catalog (pg_class,
 	// information_schema's views), when it calls a function that may look
 	// a name up (to_regclass, has_table_privilege, ...: any function but
-	// the plain ones of catalogFree), or, in an attempt that created a
-	// table, when its text names that table.
+	// the plain ones of catalogFree), or when it names a created table.
+	// (In other attempts nothing writes it, and nothing reads it.)
 	Catalogs = "catalogs"
 	// AdvisoryLocks stands for every advisory lock: the built-in advisory
 	// lock functions read and write it. It is not transactional (a
