@@ -17,6 +17,7 @@ import (
 type modelUnit struct {
 	reads, writes []string
 	ends, global  bool
+	atomic        bool // Event.Atomic
 }
 
 // simulateModel plays a model under policy like simulate, and returns the
@@ -37,7 +38,7 @@ func simulateModel(actors [][]modelUnit, policy sched.Policy) ([]sched.Decision,
 		for _, r := range d.Released {
 			u := actors[r.Actor][r.Unit]
 			ev := Event{Kind: Whole, Ref: r, Actor: r.Actor, Decision: d.Step, Global: u.global || d.Fault != sched.NoFault,
-				Reads: sorted(u.reads), Writes: sorted(u.writes), EndsTx: u.ends, Fault: d.Fault}
+				Reads: sorted(u.reads), Writes: sorted(u.writes), EndsTx: u.ends, Fault: d.Fault, Atomic: u.atomic}
 			if u.ends {
 				ev.TxWrites = sorted(u.writes)
 			}
@@ -216,6 +217,39 @@ func TestReductionAcrossShards(t *testing.T) {
 	for b := range full {
 		if union[b] == 0 {
 			t.Errorf("no shard saw behaviour %q", b)
+		}
+	}
+}
+
+// TestAtomicUnitsAreNoPair: under overlap pairs, two dependent units are
+// also released together, unless both are atomic (advisory lock calls),
+// which PostgreSQL runs as one of their two orders: the sequential race
+// already explores both.
+func TestAtomicUnitsAreNoPair(t *testing.T) {
+	for _, atomic := range []bool{false, true} {
+		lock := modelUnit{reads: []string{"advisory locks"}, writes: []string{"advisory locks"}, atomic: atomic}
+		model := [][]modelUnit{{lock}, {lock}}
+		pairs := 0
+		sum, err := Explore(context.Background(), Options{Overlap: Pairs}, Hooks{}, func(_ context.Context, _, _ int, plan Plan, p sched.Policy) Report {
+			for _, c := range plan.Choices {
+				if len(c.Units) == 2 {
+					pairs++
+				}
+			}
+			ds, tr, _, err := simulateModel(model, p)
+			if err != nil {
+				return Report{Diverged: true}
+			}
+			return Report{Decisions: ds, Trace: tr}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Exhausted() || (atomic && pairs != 0) || (!atomic && pairs == 0) {
+			t.Errorf("atomic %v: %d attempts, %d pair runs, exhausted %v", atomic, sum.Attempted, pairs, sum.Exhausted())
+		}
+		if sum.Attempted < 2 {
+			t.Errorf("atomic %v: %d attempts; both orders must run", atomic, sum.Attempted)
 		}
 	}
 }

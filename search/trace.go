@@ -96,6 +96,10 @@ type Event struct {
 	WaitsOnHolds bool
 	Holds        []string
 	Failed       bool
+	// Atomic: the unit is one lock-manager operation and nothing else (an
+	// advisory lock function call): two such units released at once
+	// behave as one of their two orders (queueDependentPairs).
+	Atomic bool
 	// Fault is the fault the unit was released with (faults.go): such an
 	// event is Global (it ends its session: its transaction rolls back,
 	// its locks go, its actor takes another path).
