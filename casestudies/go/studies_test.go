@@ -102,7 +102,7 @@ func TestGormFirstOrCreate(t *testing.T) {
 // an exhausted frontier, and a pass or an inconclusive outcome whose only
 // cause is plans that could not be followed.
 func TestTernVersionTable(t *testing.T) {
-	fixed := checkRacy(t, ternversiontable.Study, 500)
+	fixed := checkRacy(t, ternversiontable.Study, 3000)
 	switch {
 	case fixed.Outcome == interleave.OutcomePass:
 	case fixed.Outcome == interleave.OutcomeInconclusive && strings.Contains(fixed.Message, "could not be followed"):
