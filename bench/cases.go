@@ -295,6 +295,11 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 			{q("CREATE TABLE side.reg (id int PRIMARY KEY, v int NOT NULL)"), q("INSERT INTO side.reg VALUES (1, 100)")},
 			{q("SET search_path = side, public"), keep("SELECT v FROM reg WHERE id = 1"), keep("UPDATE reg SET v = v + 1 WHERE id = 1 RETURNING v")},
 			{q("UPDATE public.reg SET v = v * 2 WHERE id = 1 RETURNING v")}}},
+		{Name: "ddl-in-function-shadow", Setup: `CREATE SCHEMA side; CREATE TABLE reg (id int PRIMARY KEY, v int NOT NULL); INSERT INTO reg VALUES (1, 5);
+			CREATE FUNCTION mk() RETURNS int LANGUAGE plpgsql AS $$ BEGIN CREATE TABLE side.reg (id int PRIMARY KEY, v int NOT NULL); INSERT INTO side.reg VALUES (1, 100); RETURN 1; END $$;`, Actors: [][]Step{
+			{q("SELECT mk()")},
+			{q("SET search_path = side, public"), keep("SELECT v FROM reg WHERE id = 1"), keep("SELECT v + 0 FROM reg WHERE id = 1")},
+			{q("UPDATE public.reg SET v = v * 2 WHERE id = 1 RETURNING v")}}},
 		{Name: "ddl-create-references", Setup: counter, Actors: [][]Step{
 			{keep("CREATE TABLE child (id int REFERENCES counter)"), keep("INSERT INTO child VALUES (1)")},
 			{q("BEGIN"), keep("DELETE FROM counter WHERE id = 1 RETURNING n"), q("COMMIT")}}},

@@ -110,6 +110,9 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 			return res.harness("%v", err)
 		}
 		w.env.noteDatabase(p)
+		if lines, err := fingerprint.SchemaLines(actx, w.control); err == nil {
+			w.setupSchema, w.schemaKnown = lines, true
+		}
 		if w.checkSetup != nil {
 			if err := w.checkSetup(p); err != nil {
 				res.Outcome, res.Message, res.SchedErr = OutcomeIncompatible, err.Error(), err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pginterleave/interleave/artifact"
 	"github.com/pginterleave/interleave/capture"
+	"github.com/pginterleave/interleave/fingerprint"
 	"github.com/pginterleave/interleave/footprint"
 	"github.com/pginterleave/interleave/sched"
 	"github.com/pginterleave/interleave/search"
@@ -56,6 +57,20 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	fps, corrections := w.unitFootprints(ctx, r.Sched, cls)
 	if ctx.Err() != nil {
 		return nil
+	}
+	// A global statement may have run code that changed the schema (a
+	// user function or a trigger that runs DDL; generated case
+	// ddl-in-function-shadow): then statements were classified against
+	// catalogs they did not run against. The schema must be the one after
+	// setup, but for the tables the actors created.
+	for _, ev := range fps {
+		if ev.Global {
+			after, err := fingerprint.SchemaLines(ctx, w.control)
+			if err != nil || !w.schemaKnown || !onlyCreated(w.setupSchema, after, created) {
+				return nil
+			}
+			break
+		}
 	}
 	units := map[sched.UnitRef]*sched.UnitRecord{}
 	for _, u := range r.Sched.Units {
@@ -155,6 +170,38 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		waiting = kept
 	}
 	return tr
+}
+
+// onlyCreated reports whether the schema lines after an attempt differ
+// from those before it only by lines of what a CREATE TABLE makes (a
+// relation, a column, a constraint, an index or a sequence) that name a
+// created table; never a trigger, function, rule, policy, type, schema or
+// setting.
+func onlyCreated(before, after, created []string) bool {
+	count := map[string]int{}
+	for _, l := range before {
+		count[l]++
+	}
+	for _, l := range after {
+		count[l]--
+	}
+	for l, n := range count {
+		if n == 0 {
+			continue
+		}
+		if !strings.HasPrefix(l, "rel ") && !strings.HasPrefix(l, "col ") && !strings.HasPrefix(l, "con ") {
+			return false
+		}
+		low := strings.ToLower(l)
+		named := false
+		for _, c := range created {
+			named = named || strings.Contains(low, c)
+		}
+		if !named {
+			return false
+		}
+	}
+	return true
 }
 
 // lastOf is the actor's latest event so far.

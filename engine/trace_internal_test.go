@@ -244,3 +244,28 @@ func TestSessionAdvisoryLocksEndWithTheirConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyCreatedTablesMayChangeTheSchema: an attempt that ran a global
+// statement is classified only if its schema differs from setup's by the
+// lines of the tables it created.
+func TestOnlyCreatedTablesMayChangeTheSchema(t *testing.T) {
+	before := []string{"rel public.reg r ", "col public.reg.id integer notnull=true default=<nil>"}
+	created := append(append([]string{}, before...), "rel public.widgets r ", "rel public.widgets_pkey i CREATE UNIQUE INDEX widgets_pkey ON public.widgets USING btree (id)")
+	for _, tc := range []struct {
+		after   []string
+		created []string
+		want    bool
+	}{
+		{before, nil, true},
+		{created, []string{"widgets"}, true},
+		{created, nil, false},
+		{append(append([]string{}, before...), "rel side.reg r "), []string{"widgets"}, false},
+		{before[:1], nil, false},
+		{append(append([]string{}, before...), "trg CREATE TRIGGER t AFTER INSERT ON public.reg"), []string{"reg"}, false},
+		{append(append([]string{}, before...), "fn public.mk_widgets() 0123"), []string{"widgets"}, false},
+	} {
+		if got := onlyCreated(before, tc.after, tc.created); got != tc.want {
+			t.Errorf("onlyCreated(%q, %q) = %v, want %v", tc.after, tc.created, got, tc.want)
+		}
+	}
+}

@@ -141,3 +141,46 @@ func Database(ctx context.Context, conn *pgx.Conn) (*artifact.DatabasePrint, err
 	p.Hash = hex.EncodeToString(all.Sum(nil))[:16]
 	return p, nil
 }
+
+// schemaExtraSQL adds to userObjectsSQL what changes how statements run
+// without being a definition it lists: rules, row security policies and
+// the row security switches.
+const schemaExtraSQL = `
+SELECT format('rule %s', pg_get_ruledef(r.oid)) FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND r.rulename <> '_RETURN'
+UNION ALL
+SELECT format('policy %s %s %s %s %s', p.polrelid::regclass, p.polname, p.polcmd, pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid))
+  FROM pg_policy p
+UNION ALL
+SELECT format('rls %s %s %s', c.oid::regclass, c.relrowsecurity, c.relforcerowsecurity) FROM pg_class c
+  WHERE c.relrowsecurity OR c.relforcerowsecurity`
+
+// SchemaLines lists every definition in user schemas, one line each (the
+// lines Database hashes), with rules, policies and row security: what a
+// statement classified against the catalogs after an attempt depends on.
+func SchemaLines(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	var out []string
+	for _, q := range []string{userObjectsSQL, schemaExtraSQL} {
+		rows, err := conn.Query(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("list the database schema: %w", err)
+		}
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if s, ok := vals[len(vals)-1].(string); ok {
+				out = append(out, s)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
