@@ -133,16 +133,16 @@ func (e *env) dialer() func(ctx context.Context) (net.Conn, error) {
 
 // worker owns one database and the direct connections an attempt needs.
 type worker struct {
-	env     *env
-	db      string
+	env *env
+	db  string
 	// setupSchema lists the schema after setup (fingerprint.SchemaLines),
 	// read with the first attempt's fingerprint; schemaKnown says it was.
 	// reductionTrace compares an attempt that ran a global statement with
 	// it: code the classification does not see may have changed the schema.
 	setupSchema []string
 	schemaKnown bool
-	control *pgx.Conn // setup, invariant, reset
-	monitor *sched.PGMonitor
+	control     *pgx.Conn // setup, invariant, reset
+	monitor     *sched.PGMonitor
 	// serverNum is server_version_num.
 	serverNum int
 	pristine  *pgserver.Pristine
