@@ -78,8 +78,8 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			if err != nil || !ok {
 				st := global("calls " + name + ", which may write or is not built in")
 				// A built-in volatile function other than set_config
-				// (nextval's kin, advisory locks) leaves the session as it
-				// was; any other may change it.
+				// (nextval's kin) leaves the session as it was; any other
+				// may change it.
 				st.Opaque = err != nil || !builtin || strings.HasSuffix(name, "set_config")
 				return st
 			}

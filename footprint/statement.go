@@ -19,8 +19,8 @@ type Kind uint8
 
 const (
 	// Global: not understood, or touches shared state outside relations
-	// (DDL, functions that may write, sequences through setval, advisory
-	// locks, NOTIFY, COPY, ...): it depends on everything.
+	// (DDL but a plain CREATE TABLE, functions that may write, sequences
+	// through setval, NOTIFY, COPY, ...): it depends on everything.
 	Global Kind = iota
 	// Session shapes only its own session or transaction: SET, SHOW,
 	// SAVEPOINT, RELEASE, RESET, DISCARD.
@@ -32,7 +32,8 @@ const (
 	// Rollback ends a transaction block and discards its writes.
 	Rollback
 	// DML reads, locks and writes relations (SELECT, INSERT, UPDATE,
-	// DELETE, MERGE, VALUES).
+	// DELETE, MERGE, VALUES; and a plain CREATE TABLE, which writes the
+	// catalogs), or the advisory locks (AdvisoryLocks).
 	DML
 )
 
