@@ -802,12 +802,9 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	c.advisory = c.advisory || f.Writes[footprint.AdvisoryLocks]
 	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
 		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
-	// One advisory lock call and nothing else: one lock-manager operation.
-	ev.Atomic = !ev.Global && f.DML && len(f.Locks) == 0 && len(f.Writes) == 1 && f.Writes[footprint.AdvisoryLocks] &&
-		(len(f.Reads) == 0 || (len(f.Reads) == 1 && f.Reads[footprint.AdvisoryLocks]))
-	for _, s := range stmts {
-		ev.Atomic = ev.Atomic && s.Kind == footprint.DML
-	}
+	// One advisory lock call and nothing else: one lock-manager operation
+	// (two calls in a unit, or one per row of a scan, are several).
+	ev.Atomic = !ev.Global && len(stmts) == 1 && stmts[0].AdvisoryCall
 	for _, w := range ev.Writes {
 		// Sequences are not transactional: nextval is visible at once.
 		// Nor are advisory locks taken for the session.

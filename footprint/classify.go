@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -227,6 +228,7 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		}
 		if st.Kind == DML {
 			st.RowWait, st.RowHold = rowLockModes(w[0], ts)
+			st.AdvisoryCall = advisoryCallOnly(ts) && len(st.Locks) == 0 && slices.Equal(st.Writes, []string{AdvisoryLocks})
 		}
 		return c.touchCreated(ctx, ts, st)
 	}

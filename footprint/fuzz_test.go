@@ -37,6 +37,7 @@ func FuzzStatementShapes(f *testing.F) {
 		stmts, _ := lex(sql)
 		for _, ts := range stmts {
 			createdTable(ts)
+			advisoryCallOnly(ts)
 			mentions(ts, []string{"t", "widgets"})
 			keys := insertParentKeys(cat, ts, "public.t", Set{}, nil)
 			for rel, tmpl := range keys {
@@ -46,4 +47,28 @@ func FuzzStatementShapes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOneAdvisoryCall: only a SELECT of one advisory lock call is one
+// lock-manager operation (search.Event.Atomic).
+func TestOneAdvisoryCall(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"SELECT pg_advisory_lock($1)":                              true,
+		"select pg_try_advisory_lock(42) as got":                   true,
+		"SELECT pg_catalog.pg_advisory_unlock($1::bigint)":         true,
+		"SELECT pg_advisory_xact_lock(1, 2)":                       true,
+		"SELECT pg_advisory_lock(1), pg_advisory_lock(2)":          false,
+		"SELECT pg_advisory_lock(x) FROM generate_series(1, 3) x":  false,
+		"SELECT pg_advisory_unlock(1) AND pg_try_advisory_lock(1)": false,
+		"SELECT pg_try_advisory_lock(id) FROM jobs":                false,
+		"SELECT pg_try_advisory_lock(hashtext('a'))":               false,
+		"SELECT count(*)":                       false,
+		"SELECT pg_advisory_lock(1) WHERE true": false,
+		"SELECT pg_advisory_lock((SELECT 1))":   false,
+	} {
+		stmts, _ := lex(sql)
+		if got := len(stmts) == 1 && advisoryCallOnly(stmts[0]); got != want {
+			t.Errorf("%s: %v, want %v", sql, got, want)
+		}
+	}
 }

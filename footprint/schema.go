@@ -270,3 +270,47 @@ func (c *Classifier) createTable(ctx context.Context, ts []token, name string) S
 	c.catalog.expand(writes)
 	return Statement{Kind: DML, Reads: []string{Catalogs}, Writes: writes.Sorted()}
 }
+
+// advisoryCallOnly reads SELECT [schema.]f( args ) [[AS] alias] where f is
+// an advisory lock function and the arguments are constants, parameters,
+// commas, signs and casts: one call, executed once.
+func advisoryCallOnly(ts []token) bool {
+	i := 0
+	if len(ts) < 4 || ts[0].kind != tokWord || ts[0].text != "select" {
+		return false
+	}
+	i = 1
+	name := ""
+	for i < len(ts) && (ts[i].kind == tokWord || ts[i].kind == tokQuoted || (ts[i].kind == tokPunct && ts[i].text == ".")) {
+		name += ts[i].text
+		i++
+	}
+	if !advisoryFunction(name) || i >= len(ts) || ts[i].kind != tokPunct || ts[i].text != "(" {
+		return false
+	}
+	d := ts[i].depth
+	i++
+	for ; i < len(ts) && !(ts[i].kind == tokPunct && ts[i].text == ")" && ts[i].depth == d); i++ {
+		t := ts[i]
+		switch {
+		case t.kind == tokNumber || t.kind == tokParam || t.kind == tokString:
+		case t.kind == tokPunct && (t.text == "," || t.text == ":" || t.text == "::" || t.text == "-" || t.text == "+"):
+		case t.kind == tokWord && i > 0 && ts[i-1].kind == tokPunct && (ts[i-1].text == ":" || ts[i-1].text == "::"):
+		default:
+			return false
+		}
+	}
+	if i >= len(ts) {
+		return false
+	}
+	rest := ts[i+1:]
+	switch {
+	case len(rest) == 0:
+		return true
+	case len(rest) == 1 && (rest[0].kind == tokWord || rest[0].kind == tokQuoted):
+		return rest[0].text != "from"
+	case len(rest) == 2 && rest[0].kind == tokWord && rest[0].text == "as" && (rest[1].kind == tokWord || rest[1].kind == tokQuoted):
+		return true
+	}
+	return false
+}

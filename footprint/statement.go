@@ -88,6 +88,10 @@ type Statement struct {
 	// UPDATE: the rows it returns or changes stay locked in one of those
 	// modes until its transaction ends.
 	RowWait, RowHold bool
+	// AdvisoryCall: the statement is SELECT of one advisory lock function
+	// call and nothing else (no FROM, no other call): one lock-manager
+	// operation.
+	AdvisoryCall bool
 	// Timeout: a SET or RESET of lock_timeout or statement_timeout, which
 	// can end a wait by time rather than by the order of commands.
 	Timeout bool
