@@ -59,7 +59,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		return nil
 	}
 	// A global statement may have run code that changed the schema (a
-	// user function or a trigger that runs DDL; generated case
+	// user function or a trigger that runs DDL; differential case
 	// ddl-in-function-shadow): then statements were classified against
 	// catalogs they did not run against. The schema must be the one after
 	// setup, but for the tables the actors created.
