@@ -93,3 +93,50 @@ func TestKilledServerAfterViolationsExits2(t *testing.T) {
 		t.Fatalf("exit %d, want 2", res.ExitCode())
 	}
 }
+
+// A postmaster killed in the last attempt, whose backends still ran that
+// attempt to its end, leaves no passing verdict behind: the search ends
+// exit 2 with the server named, not "every order passed".
+func TestServerKilledInTheLastAttemptIsNoPass(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// Count the orders first, then kill in the invariant of the last.
+	opts := interleave.Options{Server: interleave.ServerOptions{Use: srv}, Search: interleave.SearchOptions{Workers: 1}}
+	var calls atomic.Int32
+	sc := fixture.Counter(true)
+	check := sc.Invariant
+	sc.Invariant = func(ctx context.Context, db *pgx.Conn, rs []interleave.ActorResult) error {
+		calls.Add(1)
+		return check(ctx, db, rs)
+	}
+	res, err := interleave.Explore(ctx, sc, opts)
+	if err != nil || res.ExitCode() != interleave.ExitPass {
+		t.Fatalf("the fixed counter: %v %v", res, err)
+	}
+	last := calls.Load()
+	calls.Store(0)
+	var killed atomic.Bool
+	sc.Invariant = func(ctx context.Context, db *pgx.Conn, rs []interleave.ActorResult) error {
+		if err := check(ctx, db, rs); err != nil || calls.Add(1) < last {
+			return err
+		}
+		killed.Store(true)
+		pid := srv.Pid()
+		return syscall.Kill(pid, syscall.SIGKILL) // the attempt passes
+	}
+	res, err = interleave.Explore(ctx, sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !killed.Load() {
+		t.Fatal("the invariant never ran")
+	}
+	if res.ExitCode() != interleave.ExitError || !strings.Contains(res.Message, "PostgreSQL terminated") {
+		t.Fatalf("exit %d, outcome %s: %s", res.ExitCode(), res.Outcome, res.Message)
+	}
+}

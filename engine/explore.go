@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pginterleave/interleave/artifact"
+	"github.com/pginterleave/interleave/pgserver"
 	"github.com/pginterleave/interleave/sched"
 	"github.com/pginterleave/interleave/search"
 )
@@ -179,6 +182,11 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sum.StopReason != search.StopHarness && ctx.Err() == nil {
+		if terr := redactError(e.secrets(), e.diedDuringSearch()); terr != nil {
+			sum.StopReason, sum.StopErr = search.StopHarness, terr
+		}
+	}
 	res := &Result{Scenario: sc.Name, Summary: sum, Shard: so.Shard, Shards: so.Shards}
 	if e.exclusive.Load() && so.Workers > 1 {
 		res.Notes = append(res.Notes, ExclusiveNote)
@@ -348,4 +356,23 @@ func unjudged(sum *search.Summary) string {
 		parts = append(parts, fmt.Sprintf("%d choices of a deadlock victim could not be explored: an attempt deadlocked more than once, and one victim order per attempt cannot change a later victim and keep an earlier one (the first: %s)", sum.VictimSequences, sum.FirstVictimSequence))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// diedDuringSearch is the end of the log of a server Interleave manages
+// that is gone when the search ends; nil while it answers. The backends of
+// a killed postmaster may run the last attempts to their end (kept
+// sessions outlive it for a moment) and pass them: no verdict rests on a
+// server that died under it. A new connection asks the postmaster itself.
+func (e *env) diedDuringSearch() error {
+	if err := pgserver.Terminated(e.server); err != nil || !pgserver.Managed(e.server) {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, e.server.ConnString(e.server.MaintenanceDB()))
+	if err == nil {
+		c.Close(ctx)
+		return nil
+	}
+	return pgserver.TerminatedWithin(e.server, 5*time.Second)
 }

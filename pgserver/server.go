@@ -90,6 +90,13 @@ func Gone(s Server) bool {
 	return false
 }
 
+// Managed reports whether Terminated can tell of s: a server whose
+// process Interleave started and watches.
+func Managed(s Server) bool {
+	_, ok := s.(interface{ terminated() error })
+	return ok
+}
+
 // TerminatedWithin is Terminated, waiting up to d for a managed server
 // that is still seen running to end: a killed postmaster breaks its
 // clients' connections a moment before its exit is reaped, and a caller
