@@ -35,8 +35,10 @@ func GenerateBounded(seed int64, bound int) (Case, []string) {
 	// so that the seeds that draw none keep the scenarios they had before
 	// that module existed.
 	side := rand.New(rand.NewPCG(uint64(seed), 0xd1b54a32d192ed03))
+	// And the constraints module from a third, for the same reason.
+	side2 := rand.New(rand.NewPCG(uint64(seed), 0x94d049bb133111eb))
 	for {
-		g := &generator{r: r, side: side, tags: map[string]bool{}}
+		g := &generator{r: r, side: side, side2: side2, tags: map[string]bool{}}
 		c := g.build()
 		c.Name = "gen-" + strconv.FormatInt(seed, 10)
 		if Orders(c) <= uint64(bound) {
@@ -99,7 +101,8 @@ type genModule struct {
 
 type generator struct {
 	r     *rand.Rand
-	side  *rand.Rand // modCreateTable's draw
+	side  *rand.Rand // modCreateTable's and modForeignKeyRows' draws
+	side2 *rand.Rand // modConstraints' draw
 	mods  []*genModule
 	tags  map[string]bool
 	dbIso string
@@ -171,6 +174,9 @@ func (g *generator) build() Case {
 	}
 	if g.side.Float64() < 0.15 {
 		g.mods = append(g.mods, g.modForeignKeyRows())
+	}
+	if g.side2.Float64() < 0.12 {
+		g.mods = append(g.mods, g.modConstraints())
 	}
 	var setup []string
 	roles := false
@@ -882,6 +888,39 @@ INSERT INTO toy VALUES (1, 1);`}
 		{sql: "INSERT INTO toy VALUES (1{a}, 2)", fail: true, tags: f},
 		{sql: "SELECT count(*) FROM pet WHERE oid = 2", tags: f},
 		{sql: "SELECT oid FROM pet WHERE id = 2 FOR KEY SHARE", tags: f},
+	}
+	return m
+}
+
+// modConstraints: what a unit waits for or fails on that no row key
+// names: an exclusion constraint (an insert waits for an uncommitted
+// overlapping range), MERGE (matched or not, by the snapshot and then by
+// the row it locks), a unique constraint checked only at COMMIT.
+func (g *generator) modConstraints() *genModule {
+	m := &genModule{name: "constraints", setup: `CREATE TABLE bk (id int PRIMARY KEY, during int4range NOT NULL, EXCLUDE USING gist (during WITH &&));
+INSERT INTO bk VALUES (1, '[1,3)');
+CREATE TABLE inv (sku int PRIMARY KEY, n int NOT NULL);
+INSERT INTO inv VALUES (1, 5), (2, 0);
+CREATE TABLE tag (k int UNIQUE DEFERRABLE INITIALLY DEFERRED, v int NOT NULL);
+INSERT INTO tag VALUES (1, 0);`}
+	x, mg, d := []string{"exclusion"}, []string{"merge"}, []string{"deferred-unique"}
+	m.ops = []genOp{
+		{sql: "INSERT INTO bk VALUES (1{a}, '[2,4)') RETURNING id", fail: true, tags: x},
+		{sql: "INSERT INTO bk VALUES (2{a}, int4range({a}0, {a}1)) RETURNING id", fail: true, tags: x},
+		{sql: "INSERT INTO bk VALUES (3{a}, '[5,6)') RETURNING id", fail: true, tags: x},
+		{sql: "DELETE FROM bk WHERE id = 1 RETURNING during", tags: x},
+		{sql: "UPDATE bk SET during = '[5,7)' WHERE id = 1 RETURNING id", fail: true, tags: x},
+		{sql: "SELECT count(*) FROM bk WHERE during && '[0,8)'", tags: x},
+		{sql: "MERGE INTO inv s USING (VALUES (1, {a})) v(sku, d) ON s.sku = v.sku WHEN MATCHED AND s.n >= v.d THEN UPDATE SET n = s.n - v.d WHEN NOT MATCHED THEN INSERT VALUES (v.sku, v.d)", fail: true, tags: mg},
+		{sql: "MERGE INTO inv s USING (SELECT 3 AS sku) v ON s.sku = v.sku WHEN MATCHED THEN UPDATE SET n = s.n + 1 WHEN NOT MATCHED THEN INSERT VALUES (3, {a})", fail: true, tags: mg},
+		{sql: "MERGE INTO inv s USING (SELECT 2 AS sku) v ON s.sku = v.sku WHEN MATCHED AND s.n > 0 THEN DELETE WHEN MATCHED THEN UPDATE SET n = s.n + 1", fail: true, tags: mg},
+		{sql: "SELECT n FROM inv WHERE sku = 2", tags: mg},
+		{sql: "UPDATE inv SET n = n + {a} WHERE sku = 2 RETURNING n", tags: mg},
+		{sql: "SELECT count(*), sum(n) FROM inv", tags: mg},
+		{sql: "INSERT INTO tag VALUES (2, {a})", fail: true, tags: d},
+		{sql: "UPDATE tag SET k = k + 1 RETURNING k", fail: true, tags: d},
+		{sql: "UPDATE tag SET v = v + {a} WHERE k = 1 RETURNING v", tags: d},
+		{sql: "SELECT count(*), sum(v) FROM tag", tags: d},
 	}
 	return m
 }

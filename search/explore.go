@@ -461,19 +461,33 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 	if len(rep.Deadlocks) > 0 {
 		e.victimPlans[n.plan.Key()] = true
 	}
+	upTo := func(choices []Choice, step int) []Choice {
+		var out []Choice
+		for _, c := range choices {
+			if c.Step <= step {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	ran := ChoicesOf(rep.Decisions).Choices
+	for _, d := range rep.Deadlocks {
+		// This attempt ran each of its deadlocks with the plan's victims,
+		// whatever choices brought it there: a victim plan of another
+		// attempt that asks for the same is not run again (a reversal of
+		// the order in which the deadlock's units began to wait led to
+		// the same deadlock, and to its victim plans twice).
+		e.victimPlans[Plan{Choices: upTo(ran, d.Step), Victims: n.plan.Victims}.Key()] = true
+		e.victimPlans[Plan{Choices: upTo(n.plan.Choices, d.Step), Victims: n.plan.Victims}.Key()] = true
+	}
 	for i, d := range rep.Deadlocks {
 		// The choices that led to the deadlock: the plan's, and under a
 		// plan that continued with a reversal (Plan.Then) the attempt's own.
 		choices := n.plan.Choices
 		if len(n.plan.Then) > 0 {
-			choices = ChoicesOf(rep.Decisions).Choices
+			choices = ran
 		}
-		var before []Choice
-		for _, c := range choices {
-			if c.Step <= d.Step {
-				before = append(before, c)
-			}
-		}
+		before := upTo(choices, d.Step)
 		// The deadlocks before this one keep their victims: the plan's
 		// choices after them were made in their aftermath.
 		var keep []Deadlock
@@ -507,7 +521,7 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 				e.sum.PrunedByDepth++
 				continue
 			}
-			c := &node{plan: p, depth: len(before) + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild))}
+			c := &node{plan: p, depth: len(before) + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild)), victimAfter: d.Step + 1}
 			n.nextChild++
 			e.push(c)
 			e.sum.VictimChoices++

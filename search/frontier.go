@@ -19,6 +19,12 @@ type node struct {
 	// deadlocked: the node's attempt had a deadlock (set before the
 	// reduction expands it; see reducedVictims).
 	deadlocked bool
+	// victimAfter, on a plan that chooses another victim for a deadlock
+	// (queueVictims): the step after that deadlock's. The attempt runs as
+	// the one that deadlocked did up to there, and the races between its
+	// units released before then are that attempt's, already reversed
+	// from it (see expandReduced).
+	victimAfter int
 }
 
 // reducedVictims is the victim order the reduction keys the attempt's

@@ -178,6 +178,13 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		if debugReduction {
 			fmt.Fprintf(os.Stderr, "  race %d(%s) -> %d(%s)\n", r.first, evName(&tr.Events[r.first]), r.second, evName(&tr.Events[r.second]))
 		}
+		if n.victimAfter > 0 && tr.Events[r.second].Decision >= 0 && tr.Events[r.second].Decision < n.victimAfter {
+			// Both units released before the deadlock whose victim this
+			// plan changes: the attempt that deadlocked had this race,
+			// and its alternatives were queued from there.
+			e.sum.VictimShared++
+			continue
+		}
 		k := i.Decision
 		if k < 0 || k >= len(ds) {
 			continue

@@ -192,6 +192,9 @@ type Summary struct {
 	CheckFailed bool
 	// VictimChoices is how many alternatives chose another deadlock victim.
 	VictimChoices int
+	// VictimShared counts races a victim choice's attempt left to the
+	// attempt that deadlocked (node.victimAfter).
+	VictimShared int
 	// VictimSequences counts victim choices no plan can express: an
 	// attempt deadlocked more than once, and one victim order per attempt
 	// cannot choose another victim for a later deadlock while keeping an
