@@ -27,6 +27,13 @@ type node struct {
 	victimAfter int
 }
 
+// victimAfterFor is victimAfter for a plan queued from n's attempt with
+// its choice at step: it runs n's attempt up to there, and so the attempt
+// that deadlocked up to the earlier of the two.
+func (n *node) victimAfterFor(step int) int {
+	return min(n.victimAfter, step)
+}
+
 // reducedVictims is the victim order the reduction keys the attempt's
 // states with and gives the plans it queues from them: the plan's own
 // when the attempt had a deadlock, the default otherwise. A victim order

@@ -161,7 +161,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, first, sleep)
 		}
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
-		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
+		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path, victimAfter: n.victimAfterFor(ds[k].Step)}
 		child++
 		if e.bytes+c.size() > e.opts.FrontierBytes {
 			e.sum.PrunedByBytes++
