@@ -77,11 +77,6 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		units[u.Ref] = u
 	}
 	tr := &search.Trace{Corrections: corrections}
-	type pendingEnd struct {
-		at  int64
-		ev  search.Event
-		ref sched.UnitRef
-	}
 	var waiting []pendingEnd
 	ds := r.Sched.Decisions
 	for k, d := range ds {
@@ -159,17 +154,54 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		}
 		sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].at < waiting[j].at })
 		kept := waiting[:0]
+		var ended []pendingEnd
 		for _, p := range waiting {
 			if next < 0 || p.at < next {
 				p.ev.Decision = k
-				tr.Events = append(tr.Events, p.ev)
+				ended = append(ended, p)
 			} else {
 				kept = append(kept, p)
 			}
 		}
+		for _, p := range endsBeforeGrants(ended) {
+			tr.Events = append(tr.Events, p.ev)
+		}
 		waiting = kept
 	}
 	return tr
+}
+
+// pendingEnd is the end of a wait, not yet placed among the events.
+type pendingEnd struct {
+	at  int64
+	ev  search.Event
+	ref sched.UnitRef
+}
+
+// endsBeforeGrants orders the waits that ended together so that a wait
+// comes after the end of a transaction it waited on (a deadlock victim's
+// abort, which releases its locks): PostgreSQL granted it then, whatever
+// order the two proxies saw the messages in. Otherwise it keeps their
+// order.
+func endsBeforeGrants(ps []pendingEnd) []pendingEnd {
+	for moves := 0; moves < len(ps)*len(ps); moves++ {
+		moved := false
+		for i := 0; i < len(ps) && !moved; i++ {
+			for j := i + 1; j < len(ps); j++ {
+				if ps[j].ev.EndsTx && slices.Contains(ps[i].ev.Blockers, ps[j].ev.Actor) {
+					q := ps[j]
+					copy(ps[i+1:j+1], ps[i:j])
+					ps[i] = q
+					moved = true
+					break
+				}
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return ps
 }
 
 // onlyCreated reports whether the schema lines after an attempt differ
@@ -555,12 +587,17 @@ type connTx struct {
 	sess     footprint.Vals // the session's values outside a transaction
 	tx       footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
 	pending  []footprint.Statement
-	status   byte   // before the next unit: I, T or E
-	open     bool   // a transaction is open
-	implicit bool   // the open transaction is the implicit one of a unit's statements
-	level    string // the open transaction's isolation
-	started  bool   // the open transaction ran a statement (took its snapshot)
-	global   bool   // the open transaction ran a global unit: its end is global too
+	status   byte // before the next unit: I, T or E
+	open     bool // a transaction is open
+	// aborted: an error ended the open transaction block (its locks
+	// released, its writes discarded) and the server waits for its
+	// ROLLBACK; savepoint: the open transaction took a SAVEPOINT, after
+	// which an error aborts only a subtransaction.
+	aborted, savepoint bool
+	implicit           bool   // the open transaction is the implicit one of a unit's statements
+	level              string // the open transaction's isolation
+	started            bool   // the open transaction ran a statement (took its snapshot)
+	global             bool   // the open transaction ran a global unit: its end is global too
 	// safe: the open transaction began READ ONLY DEFERRABLE; at
 	// SERIALIZABLE it reads a safe snapshot and has no serialization
 	// conflicts (see serializable).
@@ -631,6 +668,7 @@ func (c *connTx) serializable() bool {
 func (c *connTx) begin(implicit bool) {
 	c.seq++
 	c.open, c.implicit, c.started, c.global, c.corrected, c.safe = true, implicit, false, false, false, false
+	c.aborted, c.savepoint = false, false
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 }
@@ -813,12 +851,18 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		}
 	}
 	var ended txSets
-	if c.status != 'I' && !c.open {
+	if c.status != 'I' && !c.open && !c.aborted {
 		c.begin(false) // a block the statements followed do not show (not expected)
 		c.global = true
 	}
 	for _, s := range stmts {
+		if c.aborted && s.Kind != footprint.Commit && s.Kind != footprint.Rollback {
+			// Refused (25P02) until the block's end: it runs nothing,
+			// and neither begins nor changes a transaction.
+			continue
+		}
 		c.statement(s, &ev, &ended)
+		c.savepoint = c.savepoint || s.Savepoint && c.open
 	}
 	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && !forced {
 		s := stmts[0]
@@ -846,6 +890,14 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		// The implicit transaction of a unit's statements ends with it.
 		c.end(u.SQLState == "", &ended)
 	}
+	if c.open && after == 'E' && u.SQLState != "" && !c.savepoint && u.Completed {
+		// An error aborted the transaction block: PostgreSQL released
+		// its locks and discarded its writes then (AbortTransaction), not
+		// at the ROLLBACK that follows. A deadlock victim's lock is
+		// granted to the other actor before that ROLLBACK.
+		c.end(false, &ended)
+		c.aborted = true
+	}
 	switch {
 	case after == 'I' && c.open:
 		// The server says the transaction ended where the statements do
@@ -856,7 +908,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		ev.Global = true
 		c.global = true // nor of its transaction (snapshotOf)
 		c.end(false, &ended)
-	case after != 'I' && !c.open:
+	case after != 'I' && !c.open && !c.aborted:
 		ev.Global = true
 		c.begin(false)
 		c.started, c.global = true, true
@@ -886,6 +938,9 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		// or made visible here: nothing is known of it.
 		ev.Global = ev.Global || ended.global
 		ev.Serializable = ev.Serializable || ended.serializable
+	}
+	if after == 'I' {
+		c.aborted = false
 	}
 	c.status = after
 	return ev

@@ -269,3 +269,35 @@ func TestOnlyCreatedTablesMayChangeTheSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestAnErrorEndsItsTransactionBlock: an error inside BEGIN ... ends the
+// transaction there (PostgreSQL releases its locks at the abort, and a
+// deadlock victim's lock goes to the other actor before the ROLLBACK): the
+// failing unit ends it with what it touched, the refused statements after
+// it and the ROLLBACK touch nothing, and the next BEGIN starts afresh.
+// After a SAVEPOINT an error aborts only the subtransaction: the block
+// goes on.
+func TestAnErrorEndsItsTransactionBlock(t *testing.T) {
+	c := newConn()
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{dml(nil, []string{"public.a"})}, false, nil)
+	fail := c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "40P01"}, []footprint.Statement{dml(nil, []string{"public.b"})}, false, nil)
+	if !fail.EndsTx || !slices.Equal(fail.TxWrites, []string{"public.a", "public.b"}) || fail.Global {
+		t.Fatalf("the failing unit: ends %v, writes %v, global %v", fail.EndsTx, fail.TxWrites, fail.Global)
+	}
+	refused := c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "25P02"}, []footprint.Statement{dml(nil, []string{"public.c"})}, false, nil)
+	rollback := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Rollback}}, false, nil)
+	if refused.Global || refused.EndsTx || len(refused.TxWrites) > 0 || rollback.Global || rollback.EndsTx {
+		t.Fatalf("after the error: refused %+v, rollback %+v", refused, rollback)
+	}
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Session, Savepoint: true}}, false, nil)
+	sub := c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "23505"}, []footprint.Statement{dml(nil, []string{"public.d"})}, false, nil)
+	if sub.EndsTx || !c.open {
+		t.Fatalf("an error after a SAVEPOINT ended the transaction: %+v", sub)
+	}
+	end := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Rollback}}, false, nil)
+	if !end.EndsTx || !slices.Equal(end.TxWrites, []string{"public.d"}) {
+		t.Fatalf("the ROLLBACK after a SAVEPOINT: %+v", end)
+	}
+}

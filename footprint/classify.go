@@ -186,7 +186,9 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 			return global("ROLLBACK AND CHAIN")
 		}
 		return Statement{Kind: Rollback}
-	case "savepoint", "release", "show":
+	case "savepoint":
+		return Statement{Kind: Session, Savepoint: true}
+	case "release", "show":
 		return Statement{Kind: Session}
 	case "reset":
 		st := Statement{Kind: Session, Reset: true}

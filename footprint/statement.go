@@ -95,6 +95,9 @@ type Statement struct {
 	// Timeout: a SET or RESET of lock_timeout or statement_timeout, which
 	// can end a wait by time rather than by the order of commands.
 	Timeout bool
+	// Savepoint: a SAVEPOINT, after which an error aborts only the
+	// subtransaction, and the transaction keeps its locks.
+	Savepoint bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }
