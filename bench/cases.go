@@ -254,6 +254,21 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 		{Name: "savepoints", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SAVEPOINT s"), q("UPDATE counter SET n = n + 1"), q("ROLLBACK TO SAVEPOINT s"), q("UPDATE counter SET n = n + 10"), q("COMMIT")},
 			{q("SELECT n FROM counter"), q("UPDATE counter SET n = n * 2")}}},
+		// An error ends a transaction block where it happens (4 December,
+		// engine/trace.go): the refused statements after it and the
+		// ROLLBACK touch nothing; after a SAVEPOINT the block goes on; an
+		// error that depends on the order (a unique key) ends it too.
+		{Name: "aborted-block-releases", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE counter SET n = n + 1 WHERE id = 1"), keep("SELECT 1/0"), keep("SELECT n FROM counter WHERE id = 1"), q("ROLLBACK")},
+			{q("UPDATE counter SET n = n * 2 + 1 WHERE id = 1 RETURNING n"), q("SELECT n FROM counter WHERE id = 1")},
+			{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "aborted-after-savepoint", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE counter SET n = n + 1 WHERE id = 1"), q("SAVEPOINT s"), keep("SELECT 1/0"), q("ROLLBACK TO SAVEPOINT s"), q("UPDATE counter SET n = n + 10 WHERE id = 1"), q("COMMIT")},
+			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = n * 2 WHERE id = 1 RETURNING n")}}},
+		{Name: "aborted-by-unique-key", Setup: counter + " CREATE TABLE u (k int PRIMARY KEY, v int);", Actors: [][]Step{
+			{q("BEGIN"), keep("INSERT INTO u VALUES (1, 1)"), keep("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), keep("COMMIT")},
+			{q("BEGIN"), keep("INSERT INTO u VALUES (1, 2)"), keep("SELECT n FROM counter WHERE id = 1"), keep("COMMIT")},
+			{q("UPDATE counter SET n = n * 3 WHERE id = 1 RETURNING n")}}},
 		{Name: "deadlock", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0);",
 			Actors: [][]Step{
 				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("COMMIT")},
