@@ -633,6 +633,7 @@ type txNames struct {
 // txSets are what the transactions a unit ended did.
 type txSets struct {
 	any, global, serializable bool
+	committed                 bool // one of them may have committed
 	reads, writes, locks      footprint.Set
 }
 
@@ -683,6 +684,7 @@ func (c *connTx) end(commit bool, ended *txSets) {
 		ended.reads, ended.writes, ended.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 	}
 	ended.any = true
+	ended.committed = ended.committed || commit
 	ended.global = ended.global || c.global
 	ended.serializable = ended.serializable || c.serializable()
 	ended.reads.Add(c.reads.Sorted()...)
@@ -938,6 +940,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		// or made visible here: nothing is known of it.
 		ev.Global = ev.Global || ended.global
 		ev.Serializable = ev.Serializable || ended.serializable
+		ev.Aborted = !ended.committed
 	}
 	if after == 'I' {
 		c.aborted = false

@@ -282,7 +282,7 @@ func TestAnErrorEndsItsTransactionBlock(t *testing.T) {
 	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
 	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{dml(nil, []string{"public.a"})}, false, nil)
 	fail := c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "40P01"}, []footprint.Statement{dml(nil, []string{"public.b"})}, false, nil)
-	if !fail.EndsTx || !slices.Equal(fail.TxWrites, []string{"public.a", "public.b"}) || fail.Global {
+	if !fail.EndsTx || !fail.Aborted || !slices.Equal(fail.TxWrites, []string{"public.a", "public.b"}) || fail.Global {
 		t.Fatalf("the failing unit: ends %v, writes %v, global %v", fail.EndsTx, fail.TxWrites, fail.Global)
 	}
 	refused := c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "25P02"}, []footprint.Statement{dml(nil, []string{"public.c"})}, false, nil)
@@ -297,7 +297,13 @@ func TestAnErrorEndsItsTransactionBlock(t *testing.T) {
 		t.Fatalf("an error after a SAVEPOINT ended the transaction: %+v", sub)
 	}
 	end := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Rollback}}, false, nil)
-	if !end.EndsTx || !slices.Equal(end.TxWrites, []string{"public.d"}) {
+	if !end.EndsTx || !end.Aborted || !slices.Equal(end.TxWrites, []string{"public.d"}) {
 		t.Fatalf("the ROLLBACK after a SAVEPOINT: %+v", end)
+	}
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{dml(nil, []string{"public.e"})}, false, nil)
+	commit := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Commit}}, false, nil)
+	if !commit.EndsTx || commit.Aborted {
+		t.Fatalf("a COMMIT: %+v", commit)
 	}
 }

@@ -77,6 +77,10 @@ type Event struct {
 	// did, this unit included.
 	EndsTx                     bool
 	TxReads, TxWrites, TxLocks []string
+	// Aborted: the transaction EndsTx ends rolled back (a ROLLBACK, an
+	// error): its writes were never visible to anyone, and a SERIALIZABLE
+	// one leaves the conflict graph; only its locks are released.
+	Aborted bool
 	// Rechecked, on a unit that may wait: the rows it reads again when a
 	// wait for their row locks ends. In READ COMMITTED, an UPDATE, DELETE
 	// or SELECT ... FOR UPDATE/SHARE that waited for a row another
@@ -132,7 +136,7 @@ func dependent(x, y *Event) bool {
 	// SERIALIZABLE compares whole relations whatever the row keys: its
 	// predicate locks may cover index pages or the relation.
 	if x.Serializable && y.Serializable && (meetsRel(x.Reads, y.Writes, y.Locks) || meetsRel(y.Reads, x.Writes, x.Locks) ||
-		(x.EndsTx && y.EndsTx && meetsRel(all(x), all(y)))) {
+		(x.EndsTx && y.EndsTx && !x.Aborted && !y.Aborted && meetsRel(all(x), all(y)))) {
 		return true
 	}
 	return false
@@ -143,6 +147,11 @@ func dependent(x, y *Event) bool {
 func visible(x, y *Event) bool {
 	if !x.EndsTx {
 		return false
+	}
+	if x.Aborted {
+		// Nothing it wrote was ever seen: what waited for its locks
+		// (a row it wrote or locked, a key it inserted) is all it meets.
+		return meets(x.TxWrites, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes)
 	}
 	if meets(x.TxWrites, y.Reads, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes) {
 		return true

@@ -225,3 +225,36 @@ func TestAWaitDoesNotFollowAReinsertedKey(t *testing.T) {
 		t.Error("a hold whose transaction writes only the row makes the release equivalent")
 	}
 }
+
+// TestARolledBackTransactionReleasesOnlyLocks: the end of a transaction
+// that rolled back meets what waits for its locks (a write or a lock of a
+// row it wrote or locked), not a read nor a new snapshot (its writes were
+// never visible), and a SERIALIZABLE one takes no part in the conflicts of
+// the others; a commit meets all of them.
+func TestARolledBackTransactionReleasesOnlyLocks(t *testing.T) {
+	end := func(aborted bool) *Event {
+		return &Event{Kind: Whole, Actor: 0, EndsTx: true, Aborted: aborted, Serializable: true,
+			TxReads: []string{"public.b"}, TxWrites: []string{"public.a"}}
+	}
+	read := &Event{Kind: Whole, Actor: 1, Reads: []string{"public.a"}}
+	write := &Event{Kind: Whole, Actor: 1, Writes: []string{"public.a"}}
+	lock := &Event{Kind: Whole, Actor: 1, Locks: []string{"public.a"}}
+	snapshot := &Event{Kind: Whole, Actor: 1, Snapshot: true}
+	serialRead := &Event{Kind: Whole, Actor: 1, Reads: []string{"public.b"}, Serializable: true}
+	serialEnd := &Event{Kind: Whole, Actor: 1, EndsTx: true, Serializable: true, TxReads: []string{"public.a"}}
+	for _, c := range []struct {
+		name    string
+		y       *Event
+		aborted bool // dependent on the aborted end
+	}{
+		{"read", read, false}, {"write", write, true}, {"lock", lock, true}, {"snapshot", snapshot, false},
+		{"serializable read", serialRead, false}, {"serializable end", serialEnd, false},
+	} {
+		if got := dependent(end(true), c.y); got != c.aborted {
+			t.Errorf("rolled back against %s: dependent %v, want %v", c.name, got, c.aborted)
+		}
+		if !dependent(end(false), c.y) {
+			t.Errorf("committed against %s: independent", c.name)
+		}
+	}
+}
