@@ -16,16 +16,24 @@ import (
 	"github.com/pginterleave/interleave/pgserver"
 )
 
-// A postmaster killed during an attempt is reported as the server's fault,
-// with its log, not as the error of the actor that saw its connection go.
-func TestKilledServerIsNamedAsSuch(t *testing.T) {
+// ownServer starts a server for one test to kill (not the shared one),
+// closed with the test, and a context for the test's search.
+func ownServer(t *testing.T) (context.Context, *pgserver.Local) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
+	return ctx, srv
+}
+
+// A postmaster killed during an attempt is reported as the server's fault,
+// with its log, not as the error of the actor that saw its connection go.
+func TestKilledServerIsNamedAsSuch(t *testing.T) {
+	ctx, srv := ownServer(t)
 	sc := fixture.Counter(false)
 	sc.Actors[0].Run = func(ctx context.Context, cs string) (any, error) {
 		c, err := pgx.Connect(ctx, cs)
@@ -63,13 +71,7 @@ func TestKilledServerIsNamedAsSuch(t *testing.T) {
 // ends the search as a harness error: exit 2, the server named, the first
 // violation kept and reported beside it.
 func TestKilledServerAfterViolationsExits2(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	ctx, srv := ownServer(t)
 	sc := fixture.Counter(false)
 	inc := sc.Actors[0].Run
 	var runs atomic.Int32
@@ -98,13 +100,7 @@ func TestKilledServerAfterViolationsExits2(t *testing.T) {
 // attempt to its end, leaves no passing verdict behind: the search ends
 // exit 2 with the server named, not "every order passed".
 func TestServerKilledInTheLastAttemptIsNoPass(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := pgserver.StartLocal(ctx, pgserver.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	ctx, srv := ownServer(t)
 	// Count the orders first, then kill in the invariant of the last.
 	opts := interleave.Options{Server: interleave.ServerOptions{Use: srv}, Search: interleave.SearchOptions{Workers: 1}}
 	var calls atomic.Int32
