@@ -269,6 +269,26 @@ INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);`,
 			{q("BEGIN"), keep("INSERT INTO u VALUES (1, 1)"), keep("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), keep("COMMIT")},
 			{q("BEGIN"), keep("INSERT INTO u VALUES (1, 2)"), keep("SELECT n FROM counter WHERE id = 1"), keep("COMMIT")},
 			{q("UPDATE counter SET n = n * 3 WHERE id = 1 RETURNING n")}}},
+		// A review's cases (4 December): a CHAIN after an error begins a
+		// transaction; a rolled-back SERIALIZABLE transaction's conflicts
+		// count until it ends; a read-only pivot's commit against a
+		// third's; a REPEATABLE READ snapshot whose names depend on the
+		// deadlock's victim.
+		{Name: "aborted-then-chain", Setup: counter, Actors: [][]Step{
+			{q("BEGIN"), keep("SELECT 1/0"), keep("ROLLBACK AND CHAIN"), q("UPDATE counter SET n = 1 WHERE id = 1"), q("COMMIT")},
+			{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "serializable-aborted-pivot", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0);", Actors: [][]Step{
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1", Simple: true}, keep("SELECT 1/0"), q("ROLLBACK")},
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM y WHERE k = 1", Simple: true}, keep("UPDATE x SET v = 1 WHERE k = 1"), keep("COMMIT")},
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE y SET v = 1 WHERE k = 1", Simple: true}, keep("COMMIT")}}},
+		{Name: "serializable-read-only-pivot", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0);", Actors: [][]Step{
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1", Simple: true}, keep("COMMIT")},
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE x SET v = 1 WHERE k = 1", Simple: true}, keep("SELECT v FROM y WHERE k = 1"), keep("COMMIT")},
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE y SET v = 1 WHERE k = 1", Simple: true}, keep("COMMIT")}}},
+		{Name: "deadlock-victim-snapshot", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0); CREATE TABLE r (w int); INSERT INTO r VALUES (0);", Actors: [][]Step{
+			{{SQL: "BEGIN ISOLATION LEVEL REPEATABLE READ; UPDATE acct SET bal = bal + 1 WHERE id = 1", Simple: true}, q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("SELECT w FROM r"), q("COMMIT")},
+			{{SQL: "BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 2", Simple: true}, q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")},
+			{q("UPDATE r SET w = 1")}}},
 		{Name: "deadlock", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int); INSERT INTO acct VALUES (1, 0), (2, 0);",
 			Actors: [][]Step{
 				{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("COMMIT")},

@@ -858,10 +858,19 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		c.global = true
 	}
 	for _, s := range stmts {
-		if c.aborted && s.Kind != footprint.Commit && s.Kind != footprint.Rollback {
-			// Refused (25P02) until the block's end: it runs nothing,
-			// and neither begins nor changes a transaction.
-			continue
+		if c.aborted {
+			switch s.Kind {
+			case footprint.Commit, footprint.Rollback, footprint.Global:
+				// The block ends here: a COMMIT or ROLLBACK (of nothing
+				// left), or what is not classified, such as ROLLBACK AND
+				// CHAIN, which begins another transaction. The
+				// statements after it run.
+				c.aborted = false
+			default:
+				// Refused (25P02) until the block's end: it runs
+				// nothing, and neither begins nor changes a transaction.
+				continue
+			}
 		}
 		c.statement(s, &ev, &ended)
 		c.savepoint = c.savepoint || s.Savepoint && c.open
@@ -942,8 +951,8 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		ev.Serializable = ev.Serializable || ended.serializable
 		ev.Aborted = !ended.committed
 	}
-	if after == 'I' {
-		c.aborted = false
+	if c.aborted && after != 'E' {
+		c.aborted = false // the block ended, and maybe another began
 	}
 	c.status = after
 	return ev

@@ -306,4 +306,15 @@ func TestAnErrorEndsItsTransactionBlock(t *testing.T) {
 	if !commit.EndsTx || commit.Aborted {
 		t.Fatalf("a COMMIT: %+v", commit)
 	}
+	// ROLLBACK AND CHAIN (not classified) in an aborted block begins
+	// another transaction, whose statements count and whose end is
+	// global (case aborted-then-chain).
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "22012"}, []footprint.Statement{dml(nil, nil)}, false, nil)
+	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Global, Why: "ROLLBACK AND CHAIN"}}, false, nil)
+	chained := c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{dml(nil, []string{"public.f"})}, false, nil)
+	last := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Commit}}, false, nil)
+	if !slices.Equal(chained.Writes, []string{"public.f"}) || !last.EndsTx || !last.Global || last.Aborted {
+		t.Fatalf("after ROLLBACK AND CHAIN: the update %+v, the COMMIT %+v", chained, last)
+	}
 }

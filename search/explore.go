@@ -521,7 +521,10 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 				e.sum.PrunedByDepth++
 				continue
 			}
-			c := &node{plan: p, depth: len(before) + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild)), victimAfter: d.Step + 1}
+			c := &node{plan: p, depth: len(before) + 1, parentSeq: seq, child: n.nextChild, path: append(append([]int32{}, n.path...), int32(n.nextChild))}
+			if rep.Trace != nil {
+				c.victimAfter, c.victimHash = d.Step, prefixHash(rep.Trace, d.Step)
+			}
 			n.nextChild++
 			e.push(c)
 			e.sum.VictimChoices++

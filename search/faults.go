@@ -127,9 +127,6 @@ func (e *explorer) expandFaults(n *node, seq int, ds []sched.Decision) {
 				}
 				path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 				c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
-				if keys != nil {
-					c.victimAfter = n.victimAfterFor(d.Step)
-				}
 				child++
 				// With shards, every shard queues the same plans and
 				// deal (shard.go) gives each its branches.

@@ -20,18 +20,18 @@ type node struct {
 	// reduction expands it; see reducedVictims).
 	deadlocked bool
 	// victimAfter, on a plan that chooses another victim for a deadlock
-	// (queueVictims): the step after that deadlock's. The attempt runs as
-	// the one that deadlocked did up to there, and the races between its
-	// units released before then are that attempt's, already reversed
-	// from it (see expandReduced).
+	// (queueVictims): the deadlock's step (the release that closed the
+	// cycle). The attempt runs as the one that deadlocked did before
+	// there, and the races between its units released before then are
+	// that attempt's, already reversed from it, when its events there are
+	// the same (victimHash; see expandReduced).
 	victimAfter int
-}
-
-// victimAfterFor is victimAfter for a plan queued from n's attempt with
-// its choice at step: it runs n's attempt up to there, and so the attempt
-// that deadlocked up to the earlier of the two.
-func (n *node) victimAfterFor(step int) int {
-	return min(n.victimAfter, step)
+	// victimHash: what the events released before victimAfter were in
+	// the attempt whose races this plan leaves to it (prefixHash). The
+	// races are left only when this attempt's are the same: a footprint
+	// may depend on the victim (a REPEATABLE READ snapshot names what its
+	// whole transaction touches, case deadlock-victim-snapshot).
+	victimHash [32]byte
 }
 
 // reducedVictims is the victim order the reduction keys the attempt's

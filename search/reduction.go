@@ -136,6 +136,10 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		return false
 	}
 	e.sum.LockCorrections += tr.Corrections
+	// A victim plan (and a plan below one) leaves the races before its
+	// deadlock to the attempt that deadlocked when its events there are
+	// that attempt's.
+	shared := n.victimAfter > 0 && prefixHash(tr, n.victimAfter) == n.victimHash
 	keys := stateKeys(ds, n.reducedVictims())
 	for k, d := range ds {
 		if len(d.Released) > 0 {
@@ -161,7 +165,13 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 			p.Sleep = e.sleepAfter(k, units[0], ds, keys, tr, first, sleep)
 		}
 		path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
-		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path, victimAfter: n.victimAfterFor(ds[k].Step)}
+		c := &node{plan: p, depth: len(p.Choices), parentSeq: seq, child: child, path: path}
+		if shared {
+			// It runs this attempt up to its choice, and so the one
+			// that deadlocked up to the earlier of the two.
+			c.victimAfter = min(n.victimAfter, ds[k].Step)
+			c.victimHash = prefixHash(tr, c.victimAfter)
+		}
 		child++
 		if e.bytes+c.size() > e.opts.FrontierBytes {
 			e.sum.PrunedByBytes++
@@ -178,7 +188,7 @@ func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trac
 		if debugReduction {
 			fmt.Fprintf(os.Stderr, "  race %d(%s) -> %d(%s)\n", r.first, evName(&tr.Events[r.first]), r.second, evName(&tr.Events[r.second]))
 		}
-		if n.victimAfter > 0 && tr.Events[r.second].Decision >= 0 && tr.Events[r.second].Decision < n.victimAfter {
+		if shared && tr.Events[r.second].Decision >= 0 && tr.Events[r.second].Decision < n.victimAfter {
 			// Both units released before the deadlock whose victim this
 			// plan changes: the attempt that deadlocked had this race,
 			// and its alternatives were queued from there.
@@ -704,6 +714,22 @@ func reversal(tr *Trace, v []int, u sched.UnitRef) []ThenStep {
 }
 
 var debugReduction = os.Getenv("INTERLEAVE_DEBUG_REDUCTION") != ""
+
+// prefixHash digests every field of the events released before step
+// bound: two attempts with the same digest had the same events there.
+func prefixHash(tr *Trace, bound int) [32]byte {
+	h := sha256.New()
+	if tr != nil {
+		for i := range tr.Events {
+			if tr.Events[i].Decision < bound {
+				fmt.Fprintf(h, "%+v\n", tr.Events[i])
+			}
+		}
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
 
 func evName(e *Event) string {
 	k := [...]string{"", ".start", ".end"}[e.Kind]

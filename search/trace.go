@@ -78,8 +78,11 @@ type Event struct {
 	EndsTx                     bool
 	TxReads, TxWrites, TxLocks []string
 	// Aborted: the transaction EndsTx ends rolled back (a ROLLBACK, an
-	// error): its writes were never visible to anyone, and a SERIALIZABLE
-	// one leaves the conflict graph; only its locks are released.
+	// error): its writes were never visible to anyone, so a read or a new
+	// snapshot does not meet its end. Its locks are released there, and a
+	// SERIALIZABLE one's conflicts count until then (a third
+	// transaction's failure may depend on whether it is still running:
+	// case serializable-aborted-pivot).
 	Aborted bool
 	// Rechecked, on a unit that may wait: the rows it reads again when a
 	// wait for their row locks ends. In READ COMMITTED, an UPDATE, DELETE
@@ -136,7 +139,7 @@ func dependent(x, y *Event) bool {
 	// SERIALIZABLE compares whole relations whatever the row keys: its
 	// predicate locks may cover index pages or the relation.
 	if x.Serializable && y.Serializable && (meetsRel(x.Reads, y.Writes, y.Locks) || meetsRel(y.Reads, x.Writes, x.Locks) ||
-		(x.EndsTx && y.EndsTx && !x.Aborted && !y.Aborted && meetsRel(all(x), all(y)))) {
+		(x.EndsTx && y.EndsTx && meetsRel(all(x), all(y)))) {
 		return true
 	}
 	return false
@@ -148,15 +151,13 @@ func visible(x, y *Event) bool {
 	if !x.EndsTx {
 		return false
 	}
-	if x.Aborted {
-		// Nothing it wrote was ever seen: what waited for its locks
-		// (a row it wrote or locked, a key it inserted) is all it meets.
-		return meets(x.TxWrites, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes)
+	if meets(x.TxWrites, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes) {
+		return true // what waited for its locks
 	}
-	if meets(x.TxWrites, y.Reads, y.Locks, y.Writes) || meets(x.TxLocks, y.Locks, y.Writes) {
+	if !x.Aborted && meets(x.TxWrites, y.Reads) {
 		return true
 	}
-	if y.Snapshot && len(x.TxWrites) > 0 && (!y.SnapshotKnown || meets(x.TxWrites, y.SnapshotOf)) {
+	if !x.Aborted && y.Snapshot && len(x.TxWrites) > 0 && (!y.SnapshotKnown || meets(x.TxWrites, y.SnapshotOf)) {
 		// A new snapshot sees every commit; a REPEATABLE READ
 		// transaction sees through it only what it touches.
 		return true

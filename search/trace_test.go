@@ -228,9 +228,9 @@ func TestAWaitDoesNotFollowAReinsertedKey(t *testing.T) {
 
 // TestARolledBackTransactionReleasesOnlyLocks: the end of a transaction
 // that rolled back meets what waits for its locks (a write or a lock of a
-// row it wrote or locked), not a read nor a new snapshot (its writes were
-// never visible), and a SERIALIZABLE one takes no part in the conflicts of
-// the others; a commit meets all of them.
+// row it wrote or locked) and, SERIALIZABLE, the serializable commands
+// its conflicts concern, not a read nor a new snapshot (its writes were
+// never visible); a commit meets all of them.
 func TestARolledBackTransactionReleasesOnlyLocks(t *testing.T) {
 	end := func(aborted bool) *Event {
 		return &Event{Kind: Whole, Actor: 0, EndsTx: true, Aborted: aborted, Serializable: true,
@@ -248,7 +248,7 @@ func TestARolledBackTransactionReleasesOnlyLocks(t *testing.T) {
 		aborted bool // dependent on the aborted end
 	}{
 		{"read", read, false}, {"write", write, true}, {"lock", lock, true}, {"snapshot", snapshot, false},
-		{"serializable read", serialRead, false}, {"serializable end", serialEnd, false},
+		{"serializable read", serialRead, true}, {"serializable end", serialEnd, true},
 	} {
 		if got := dependent(end(true), c.y); got != c.aborted {
 			t.Errorf("rolled back against %s: dependent %v, want %v", c.name, got, c.aborted)
