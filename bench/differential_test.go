@@ -125,7 +125,10 @@ func checkDifferential(t *testing.T, d *Differential) {
 	for _, b := range d.Extra {
 		t.Errorf("seen only with the reduction (the scenario is not deterministic?): %s", b)
 	}
-	if d.Reduced > d.Full {
-		t.Errorf("the reduction ran %d attempts, more than the %d of the full search", d.Reduced, d.Full)
+	// Orders, not attempts: a plan run again because PostgreSQL did not
+	// follow it (a victim out of order, a wait granted out of queue) is
+	// timing, as the generated differential counts it (dc481d0).
+	if red, full := d.Reduced-d.ReducedReruns, d.Full-d.FullReruns; red > full {
+		t.Errorf("the reduction ran %d orders, more than the %d of the full search (%d and %d attempts with reruns)", red, full, d.Reduced, d.Full)
 	}
 }
