@@ -124,7 +124,7 @@ func (f *frontier) mayDispatch(n *node, inflight map[int]running) bool {
 
 // size estimates the memory a queued node holds, for the frontier budget.
 func (n *node) size() int {
-	b := 96 + 4*len(n.path)
+	b := 136 + 4*len(n.path) // victimAfter and victimHash included
 	for _, c := range n.plan.Choices {
 		b += 48 + 24*len(c.Units)
 	}
