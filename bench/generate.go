@@ -37,8 +37,11 @@ func GenerateBounded(seed int64, bound int) (Case, []string) {
 	side := rand.New(rand.NewPCG(uint64(seed), 0xd1b54a32d192ed03))
 	// And the constraints module from a third, for the same reason.
 	side2 := rand.New(rand.NewPCG(uint64(seed), 0x94d049bb133111eb))
+	// And the deadlock module and the chained or aborted transaction
+	// ends from a fourth.
+	side3 := rand.New(rand.NewPCG(uint64(seed), 0xbf58476d1ce4e5b9))
 	for {
-		g := &generator{r: r, side: side, side2: side2, tags: map[string]bool{}}
+		g := &generator{r: r, side: side, side2: side2, side3: side3, tags: map[string]bool{}}
 		c := g.build()
 		c.Name = "gen-" + strconv.FormatInt(seed, 10)
 		if Orders(c) <= uint64(bound) {
@@ -103,6 +106,7 @@ type generator struct {
 	r     *rand.Rand
 	side  *rand.Rand // modCreateTable's and modForeignKeyRows' draws
 	side2 *rand.Rand // modConstraints' draw
+	side3 *rand.Rand // modDeadlock's draws and the chained or aborted transaction ends
 	mods  []*genModule
 	tags  map[string]bool
 	dbIso string
@@ -116,6 +120,8 @@ const (
 func (g *generator) chance(p float64) bool { return g.r.Float64() < p }
 
 func (g *generator) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
+
+func (g *generator) pickSide3(xs ...string) string { return xs[g.side3.IntN(len(xs))] }
 
 func (g *generator) tag(ts ...string) {
 	for _, t := range ts {
@@ -177,6 +183,9 @@ func (g *generator) build() Case {
 	}
 	if g.side2.Float64() < 0.12 {
 		g.mods = append(g.mods, g.modConstraints())
+	}
+	if g.side3.Float64() < 0.12 {
+		g.mods = append(g.mods, g.modDeadlock())
 	}
 	var setup []string
 	roles := false
@@ -331,6 +340,9 @@ func (g *generator) actorOnce(a, nActors int) []Step {
 	if len(g.mods) > 1 && g.chance(0.4) {
 		ac.focus = g.mods[g.r.IntN(len(g.mods))]
 	}
+	if last := g.mods[len(g.mods)-1]; last.name == "deadlock" && g.side3.Float64() < 0.6 {
+		ac.focus = last // most actors meet on its two rows
+	}
 	n := 2 + g.r.IntN(5)
 	if nActors == 3 {
 		n = 2 + g.r.IntN(3)
@@ -479,7 +491,34 @@ func (g *generator) actorOnce(a, nActors int) []Step {
 				sql, _ := g.op(ac, true)
 				add(sql, strings.Contains(sql, ";") || g.chance(0.15), true)
 			}
-			add(g.pick("COMMIT", "COMMIT", "COMMIT", "ROLLBACK", "END"), g.chance(0.15), true)
+			end := g.pick("COMMIT", "COMMIT", "COMMIT", "ROLLBACK", "END")
+			if g.side3.Float64() < 0.15 {
+				// A chained end (the next transaction has the same
+				// characteristics), after an error half the time: the
+				// failed statement ends the transaction, the chained
+				// one begins at the ROLLBACK or COMMIT AND CHAIN. Drawn
+				// from side3 alone, so that a draw the actor's step
+				// limit rejects leaves the main stream as it was.
+				aborted := g.side3.Float64() < 0.5
+				extra := 2
+				if aborted {
+					extra++
+				}
+				if ExecutingSteps(steps)+extra+1 <= 6 {
+					g.tag("chain")
+					if aborted {
+						g.tag("aborted-block")
+						add(g.pickSide3("SELECT 1/0", "SELECT 1/(count(*) - count(*)) FROM pg_class WHERE false"), false, true)
+					}
+					add(g.pickSide3("COMMIT AND CHAIN", "ROLLBACK AND CHAIN", "ROLLBACK AND CHAIN"), false, true)
+					r := g.r
+					g.r = g.side3
+					sql, _ := g.op(ac, true)
+					g.r = r
+					add(sql, strings.Contains(sql, ";"), true)
+				}
+			}
+			add(end, g.chance(0.15), true)
 		case x < 0.7:
 			// A whole transaction in one Query.
 			g.tag("begin-commit-in-one-query", "multi-statement")
@@ -888,6 +927,33 @@ INSERT INTO toy VALUES (1, 1);`}
 		{sql: "INSERT INTO toy VALUES (1{a}, 2)", fail: true, tags: f},
 		{sql: "SELECT count(*) FROM pet WHERE oid = 2", tags: f},
 		{sql: "SELECT oid FROM pet WHERE id = 2 FOR KEY SHARE", tags: f},
+	}
+	return m
+}
+
+// modDeadlock: two rows that transactions update or lock in either order
+// (deadlocks, two or three around), and a table beside them that a
+// deadlocked transaction reads or writes after its deadlock, so that which
+// victim PostgreSQL picks decides what a snapshot taken before the
+// deadlock sees (case deadlock-victim-snapshot). Drawn from a stream of
+// its own; most of its actors focus on it.
+func (g *generator) modDeadlock() *genModule {
+	g.tag("deadlock-shape")
+	m := &genModule{name: "deadlock", setup: `CREATE TABLE dl (id int PRIMARY KEY, n int NOT NULL);
+INSERT INTO dl VALUES (1, 0), (2, 0), (3, 0);
+CREATE TABLE seen (w int NOT NULL);
+INSERT INTO seen VALUES (0);`}
+	d := []string{"deadlock-shape"}
+	m.ops = []genOp{
+		{sql: "UPDATE dl SET n = n + {a} WHERE id = 1 RETURNING n", tags: d},
+		{sql: "UPDATE dl SET n = n + {a} WHERE id = 2 RETURNING n", tags: d},
+		{sql: "UPDATE dl SET n = n * 2 WHERE id = 3 RETURNING n", tags: d},
+		{sql: "SELECT n FROM dl WHERE id = 1 FOR UPDATE", tags: d},
+		{sql: "SELECT n FROM dl WHERE id = 2 FOR SHARE", tags: d},
+		{sql: "SELECT sum(n) FROM dl", tags: d},
+		{sql: "SELECT w FROM seen", tags: d},
+		{sql: "UPDATE seen SET w = w + {a} RETURNING w", tags: d},
+		{sql: "UPDATE dl SET n = n + 1 WHERE id = 2; UPDATE dl SET n = n + 1 WHERE id = 1", tags: d},
 	}
 	return m
 }

@@ -25,7 +25,7 @@ var (
 	genCount   = flag.Int("gen-count", 6, "number of generated differential scenarios (seeds gen-from, gen-from+1, ...)")
 	genBound   = flag.Int("gen-bound", DefaultGenBound, "most orders without reduction a generated scenario may have")
 	genReport  = flag.String("gen-report", "", "append one line per generated scenario to this file (a campaign's record)")
-	genFeature = flag.String("gen-feature", "", "run only the generated scenarios with this feature (for example rows-by-key); the others are skipped without a line in the report")
+	genFeature = flag.String("gen-feature", "", "run only the generated scenarios with this feature (for example rows-by-key) or, comma-separated, with any of these; the others are skipped without a line in the report")
 	genFaults  = flag.String("gen-faults", "", "search the generated scenarios with these fault kinds (at most one per attempt), both ways")
 )
 
@@ -85,7 +85,7 @@ func TestGeneratedReductionLosesNoBehaviour(t *testing.T) {
 	}
 	for seed := *genFrom; seed < *genFrom+int64(*genCount); seed++ {
 		c, feats := GenerateBounded(seed, *genBound)
-		if *genFeature != "" && !slices.Contains(feats, *genFeature) {
+		if *genFeature != "" && !slices.ContainsFunc(strings.Split(*genFeature, ","), func(f string) bool { return slices.Contains(feats, f) }) {
 			continue
 		}
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -185,6 +185,7 @@ var genRequiredFeatures = []string{
 	"iso-database-default", "multi-statement", "commit-begin-checkpoint", "begin-commit-in-one-query",
 	"savepoint", "rollback-to-savepoint", "autocommit", "temp-table", "temp-shadow", "lock-table", "nowait",
 	"skip-locked", "lock-timeout", "retry", "snapshot-probe", "create-table", "fk-rows",
+	"chain", "aborted-block", "deadlock-shape",
 }
 
 func TestGeneratedFeatures(t *testing.T) {
