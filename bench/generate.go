@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,9 +226,41 @@ func (g *generator) build() Case {
 	}
 	c := Case{Setup: strings.Join(setup, "\n")}
 	for a := 1; a <= nActors; a++ {
-		c.Actors = append(c.Actors, g.actor(a, nActors))
+		c.Actors = append(c.Actors, g.bindParams(g.actor(a, nActors)))
 	}
 	return c
+}
+
+// genLiteral is "= 12" in a statement: a constant compared with or
+// assigned to a column, which bindParams sends as a parameter.
+var genLiteral = regexp.MustCompile(`= (\d+)\b`)
+
+// bindParams sends some of an actor's extended-protocol statements' first
+// "= constant" as a bound parameter ($1), as an int64 (binary) or as a
+// string (text format), as drivers do: row keys are then read from the
+// Bind message (footprint/rowkey.go). Drawn from side3 only.
+func (g *generator) bindParams(steps []Step) []Step {
+	for i, s := range steps {
+		if s.Simple || strings.ContainsAny(s.SQL, ";$") || g.side3.Float64() >= 0.3 {
+			continue
+		}
+		m := genLiteral.FindStringSubmatchIndex(s.SQL)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(s.SQL[m[2]:m[3]], 10, 64)
+		if err != nil {
+			continue
+		}
+		g.tag("bound-params")
+		steps[i].SQL = s.SQL[:m[2]] + "$1" + s.SQL[m[3]:]
+		if g.side3.Float64() < 0.5 {
+			steps[i].Args = []any{n}
+		} else {
+			steps[i].Args = []any{strconv.FormatInt(n, 10)}
+		}
+	}
+	return steps
 }
 
 // actorCtx is what one actor's statements are filled with.
@@ -1081,6 +1114,22 @@ CREATE POLICY doc_del ON doc FOR DELETE USING (owner = current_user);`}
 	return m
 }
 
+// goArgs writes a step's parameters as Go literals.
+func goArgs(args []any) string {
+	var parts []string
+	for _, a := range args {
+		switch v := a.(type) {
+		case string:
+			parts = append(parts, strconv.Quote(v))
+		case int64:
+			parts = append(parts, "int64("+strconv.FormatInt(v, 10)+")")
+		default:
+			parts = append(parts, fmt.Sprintf("%#v", v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // GoSource is c written as a Go literal for bench/cases.go.
 func GoSource(c Case) string {
 	var b strings.Builder
@@ -1092,6 +1141,8 @@ func GoSource(c Case) string {
 				b.WriteString(", ")
 			}
 			switch {
+			case len(s.Args) > 0:
+				fmt.Fprintf(&b, "{SQL: %s, Simple: %v, Retry: %v, Keep: %v, Args: []any{%s}}", strconv.Quote(s.SQL), s.Simple, s.Retry, s.Keep, goArgs(s.Args))
 			case s.Simple && !s.Keep && !s.Retry:
 				fmt.Fprintf(&b, "simple(%s)", strconv.Quote(s.SQL))
 			case s.Keep && !s.Simple && !s.Retry:
