@@ -839,7 +839,10 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
 	c.snaps = nil
 	f := footprint.Combine(stmts)
-	c.advisory = c.advisory || f.Writes[footprint.AdvisoryLocks]
+	// A unit that is not classified may have taken a session advisory
+	// lock (SELECT id FROM jobs WHERE pg_try_advisory_lock(id), on a
+	// table with a trigger): the connection's end may release one.
+	c.advisory = c.advisory || f.Writes[footprint.AdvisoryLocks] || f.Global || forced
 	ev := search.Event{Kind: search.Whole, Global: f.Global || forced,
 		Reads: f.Reads.Sorted(), Locks: f.Locks.Sorted(), Writes: f.Writes.Sorted()}
 	// One advisory lock call and nothing else: one lock-manager operation

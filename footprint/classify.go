@@ -205,7 +205,9 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 	case "discard":
 		st := Statement{Kind: Session}
 		if len(w) > 1 && w[1] == "all" {
+			// DISCARD ALL also runs pg_advisory_unlock_all().
 			st.Sets, st.Reset = "discard", true
+			st.Reads, st.Writes = []string{AdvisoryLocks}, []string{AdvisoryLocks}
 		}
 		return st
 	case "set":
