@@ -796,6 +796,12 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		}
 		c.stmtLevel = c.level
 		c.global = c.global || s.Kind == footprint.Global
+		if s.Deferred && !c.implicit {
+			// Its check may run at the COMMIT, which then locks or
+			// reads what no statement of the transaction names: the
+			// transaction's end is global.
+			c.global = true
+		}
 		c.reads.Add(s.Reads...)
 		c.writes.Add(s.Writes...)
 		c.locks.Add(s.Locks...)

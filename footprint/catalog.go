@@ -27,6 +27,13 @@ type catalog struct {
 	// fkCols: a table's single-column foreign keys, by the referencing
 	// column as EXPLAIN would print it (insertParentKeys).
 	fkCols map[string][]fkCol
+	// setDefault: child and parent of a foreign key whose action on
+	// delete or update is SET DEFAULT: the child's new value locks
+	// another of the parent's rows.
+	setDefault map[[2]string]bool
+	// deferrable: relations with a deferrable constraint, and the
+	// parents a deferrable foreign key references (Statement.Deferred).
+	deferrable map[string]bool
 }
 
 // fkCol is one single-column foreign key of a table.
@@ -89,6 +96,26 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace WHERE k.contype = 'f'`, func(child, parent string) {
 		cat.parents[child] = append(cat.parents[child], parent)
 		cat.children[parent] = append(cat.children[parent], child)
+	}); err != nil {
+		return nil, err
+	}
+	cat.setDefault, cat.deferrable = map[[2]string]bool{}, map[string]bool{}
+	if err := pairs(`SELECT format('%s.%s', cn.nspname, c.relname), format('%s.%s', pn.nspname, p.relname)
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+		JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace
+		WHERE k.contype = 'f' AND (k.confdeltype = 'd' OR k.confupdtype = 'd')`, func(child, parent string) {
+		cat.setDefault[[2]string{child, parent}] = true
+	}); err != nil {
+		return nil, err
+	}
+	if err := pairs(`SELECT format('%s.%s', n.nspname, c.relname), coalesce((SELECT format('%s.%s', pn.nspname, p.relname)
+		  FROM pg_class p JOIN pg_namespace pn ON pn.oid = p.relnamespace WHERE p.oid = k.confrelid), '')
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE k.condeferrable`, func(rel, parent string) {
+		cat.deferrable[rel] = true
+		if parent != "" {
+			cat.deferrable[parent] = true
+		}
 	}); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"strings"
@@ -96,6 +97,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	cat.expand(locks)
 	named := writes.Sorted()
 	keys := rowKeys(cat, plan, ts)
+	scanned := maps.Clone(keys)
 	if len(named) > 0 {
 		touched := Set{}
 		touched.Add(reads.Sorted()...)
@@ -108,7 +110,15 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		}
 	}
 	for _, w := range named {
-		locks.Add(cat.parents[w]...) // a child row locks its parent FOR KEY SHARE
+		for _, p := range cat.parents[w] {
+			locks.Add(p) // a child row locks its parent FOR KEY SHARE
+			if _, ok := scanned[p]; ok {
+				// The row the check locks is the child's value, not
+				// the row the statement names by key (a foreign key to
+				// its own table, say): the parent stays whole.
+				delete(keys, p)
+			}
+		}
 		if _, byKey := keys[w]; byKey && !hasSeq(ts, "default") {
 			// An UPDATE or DELETE of one row by key draws from no
 			// sequence (DEFAULT in a SET list would).
@@ -128,6 +138,16 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			continue
 		}
 		for _, ch := range cat.children[w] {
+			// Children are written whole, even where the statement
+			// names a row of the same table by key (a foreign key to its
+			// own table).
+			delete(keys, ch)
+			if cat.setDefault[[2]string{ch, w}] {
+				// SET DEFAULT: the child's default value locks that row
+				// of the parent, which the statement does not name.
+				locks.Add(w)
+				delete(keys, w)
+			}
 			if !writes[ch] {
 				writes.Add(ch)
 				stack = append(stack, ch)
@@ -145,6 +165,9 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	}
 	s.Reads, s.Writes, s.Locks = reads.Sorted(), writes.Sorted(), locks.Sorted()
 	s.Keys = keys
+	for w := range writes {
+		s.Deferred = s.Deferred || cat.deferrable[w]
+	}
 	if blindForTest() {
 		s.Reads, s.Writes, s.Locks = nil, nil, nil
 	}

@@ -98,6 +98,11 @@ type Statement struct {
 	// Savepoint: a SAVEPOINT, after which an error aborts only the
 	// subtransaction, and the transaction keeps its locks.
 	Savepoint bool
+	// Deferred: the statement writes a relation with a deferrable
+	// constraint, whose check may run at COMMIT (a deferred foreign key
+	// locks its parent's row there, a deferred unique index waits there):
+	// what that COMMIT touches is not known.
+	Deferred bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }
