@@ -31,6 +31,8 @@ type catalog struct {
 	// delete or update is SET DEFAULT: the child's new value locks
 	// another of the parent's rows.
 	setDefault map[[2]string]bool
+	// views: the names of the database's views, in any schema.
+	views map[string]bool
 	// deferrable: relations with a deferrable constraint, and the
 	// parents a deferrable foreign key references (Statement.Deferred).
 	deferrable map[string]bool

@@ -65,7 +65,47 @@ func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
 		}
 		cat.keys[rel] = col
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// The names of views: an UPDATE through one names the table's
+	// columns by the view's names (updateTarget).
+	cat.views = map[string]bool{}
+	vrows, err := c.conn.Query(ctx, `SELECT relname FROM pg_class WHERE relkind = 'v'`)
+	if err != nil {
+		return err
+	}
+	defer vrows.Close()
+	for vrows.Next() {
+		var name string
+		if err := vrows.Scan(&name); err != nil {
+			return err
+		}
+		cat.views[name] = true
+	}
+	return vrows.Err()
+}
+
+// updatesTableItself reports whether an UPDATE's target as written is
+// rel ("schema.name") itself and not a view over it: the name is rel's,
+// schema-qualified as rel is, or unqualified where no view has that name
+// in any schema (search_path could resolve it to one). Through a view
+// the SET list names the table's columns by the view's names, so whether
+// the key changes cannot be read from it.
+func updatesTableItself(cat *catalog, ts []token, rel string) bool {
+	i := 1
+	if i < len(ts) && ts[i].kind == tokWord && ts[i].text == "only" {
+		i++
+	}
+	ident := func(t token) bool { return t.kind == tokWord || t.kind == tokQuoted }
+	if i >= len(ts) || !ident(ts[i]) {
+		return false
+	}
+	if i+2 < len(ts) && ts[i+1].kind == tokPunct && ts[i+1].text == "." && ident(ts[i+2]) {
+		return ts[i].text+"."+ts[i+2].text == rel
+	}
+	name := ts[i].text
+	return strings.HasSuffix(rel, "."+name) && !cat.views[name]
 }
 
 // scanNode is one scan of a relation in a plan.
@@ -141,7 +181,7 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 		default:
 			continue
 		}
-		if ops[rel] == "Update" && setsColumn(ts, col) {
+		if ops[rel] == "Update" && (setsColumn(ts, col) || !updatesTableItself(cat, ts, rel)) {
 			continue
 		}
 		tmpl := keyOf(ss[0], col)
