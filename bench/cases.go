@@ -553,6 +553,37 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "view-key-change", Setup: accts + "CREATE VIEW v AS SELECT id AS k, bal FROM acct;", Actors: [][]Step{
 			{keep("UPDATE v SET k = 4 WHERE k = 1")},
 			{q("SELECT bal FROM acct WHERE id = 4")}}},
+		// A third review of 4 December (the row-lock rules): each of
+		// these lost behaviours before its fix.
+		{Name: "for-update-of-hold", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE u (id int PRIMARY KEY, w int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO u VALUES (1, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN"), simple("SELECT t.v FROM t JOIN u ON u.id = t.id WHERE t.id = 1 FOR UPDATE OF u"), simple("UPDATE t SET v = v * 10 + 5 WHERE id = 1"), simple("COMMIT")},
+				{simple("SELECT 1"), simple("SELECT 2"), simple("UPDATE t SET v = v + 1 WHERE id = 1 RETURNING v")}}},
+		{Name: "for-update-of-recheck", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE u (id int PRIMARY KEY, w int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO u VALUES (1, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN"), simple("UPDATE t SET v = 5 WHERE id = 1"), simple("UPDATE u SET w = w * 2 + 1 WHERE id = 1"), simple("COMMIT")},
+				{simple("BEGIN"), simple("SELECT 1"), simple("SELECT 2"), simple("SELECT t.v FROM t JOIN u ON u.id = t.id WHERE t.id = 1 FOR UPDATE OF u"), simple("UPDATE u SET w = w + 10 WHERE id = 1 RETURNING w; COMMIT")}}},
+		{Name: "sublink-hold", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE u (id int PRIMARY KEY, w int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO u VALUES (1, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN"), simple("SELECT u.w, (SELECT t.v FROM t WHERE t.id = 1) AS v FROM u WHERE u.id = 1 FOR UPDATE"), simple("UPDATE t SET v = v * 10 + 5 WHERE id = 1"), simple("COMMIT")},
+				{simple("SELECT 1"), simple("SELECT 2"), simple("UPDATE t SET v = v + 1 WHERE id = 1 RETURNING v")}}},
+		{Name: "sublink-recheck", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE u (id int PRIMARY KEY, w int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO u VALUES (1, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN"), simple("UPDATE t SET v = 5 WHERE id = 1"), simple("UPDATE u SET w = w * 2 + 1 WHERE id = 1"), simple("COMMIT")},
+				{simple("BEGIN"), simple("SELECT 1"), simple("SELECT 2"), simple("SELECT w FROM u WHERE id = 1 AND (SELECT v FROM t WHERE id = 1) = 0 FOR UPDATE"), simple("UPDATE u SET w = w + 10 WHERE id = 1 RETURNING w; COMMIT")}}},
+		{Name: "count-locked-absent", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);",
+			Actors: [][]Step{
+				{simple("BEGIN"), simple("SELECT count(*) FROM (SELECT v FROM t WHERE id = 1 FOR UPDATE) s"), simple("UPDATE t SET v = v * 10 + 5 WHERE id = 1 RETURNING v"), simple("COMMIT")},
+				{simple("INSERT INTO t VALUES (1, 0)"), simple("UPDATE t SET v = v + 1 WHERE id = 1 RETURNING v")}}},
+		{Name: "lock-order-deadlock", Setup: "CREATE TABLE x (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE z (id int PRIMARY KEY, v int NOT NULL); INSERT INTO x VALUES (1, 0); INSERT INTO z VALUES (1, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN"), simple("UPDATE x SET v = v + 1 WHERE id = 1"), simple("UPDATE z SET v = v + 10 WHERE id = 1"), simple("COMMIT")},
+				{simple("SELECT z.v, x.v FROM z, x WHERE z.id = 1 AND x.id = 1 FOR UPDATE")}}},
+		{Name: "share-upgrade-tuple-lock", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN; SELECT v FROM t WHERE id = 1 FOR SHARE"), simple("UPDATE t SET v = v + 1 WHERE id = 1"), simple("COMMIT")},
+				{simple("BEGIN; SELECT v FROM t WHERE id = 1 FOR SHARE"), simple("COMMIT")},
+				{simple("UPDATE t SET v = v * 10 WHERE id = 1 RETURNING v")}}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},

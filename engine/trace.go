@@ -886,11 +886,11 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	}
 	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && !forced {
 		s := stmts[0]
-		if c.stmtLevel == "read committed" && rowLockRules {
+		if c.stmtLevel == "read committed" && rowLockRules && s.LocksExact {
 			ev.Rechecked = rechecked(ev)
 			ev.WaitsOnHolds = len(ev.Rechecked) > 0 && s.RowWait && !c.tx.Timeouts && !c.sess.Timeouts
 		}
-		if rowLockRules && s.RowHold && u.SQLState == "" && tagRows(u.Tags) > 0 {
+		if rowLockRules && s.RowHold && s.LocksExact && u.SQLState == "" && tagRows(u.Tags) > 0 {
 			for _, n := range union(ev.Locks, ev.Writes) {
 				if _, key := footprint.SplitName(n); key != "" {
 					ev.Holds = append(ev.Holds, n)

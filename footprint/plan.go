@@ -165,6 +165,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	}
 	s.Reads, s.Writes, s.Locks = reads.Sorted(), writes.Sorted(), locks.Sorted()
 	s.Keys = keys
+	s.LocksExact = locksExact(plan, ts)
 	for w := range writes {
 		s.Deferred = s.Deferred || cat.deferrable[w]
 	}
@@ -339,6 +340,63 @@ func walkPlan(node map[string]any, reads, writes, locks Set, locking bool, exprs
 		*exprs = append(*exprs, fn+"(")
 	}
 	return nil
+}
+
+// locksExact reads Statement.LocksExact from a statement's plan and text.
+func locksExact(plan map[string]any, ts []token) bool {
+	root := plan
+	typ, _ := root["Node Type"].(string)
+	if typ == "Limit" {
+		if ps, _ := root["Plans"].([]any); len(ps) == 1 {
+			if child, ok := ps[0].(map[string]any); ok {
+				root = child
+				typ, _ = root["Node Type"].(string)
+			}
+		}
+	}
+	if typ != "LockRows" && typ != "ModifyTable" {
+		return false
+	}
+	if typ == "ModifyTable" {
+		if op, _ := root["Operation"].(string); op != "Update" && op != "Delete" {
+			return false
+		}
+	}
+	for _, of := range [][]string{{"update", "of"}, {"share", "of"}} {
+		if hasSeq(ts, of...) {
+			return false
+		}
+	}
+	exact := true
+	var walk func(n map[string]any, top bool)
+	walk = func(n map[string]any, top bool) {
+		if _, ok := n["Subplan Name"]; ok {
+			exact = false
+		}
+		t, _ := n["Node Type"].(string)
+		switch t {
+		case "CTE Scan", "Subquery Scan", "Function Scan", "WorkTable Scan", "Table Function Scan":
+			exact = false
+		case "LockRows", "ModifyTable":
+			if !top {
+				exact = false // a second one, inside
+			}
+		}
+		for _, v := range n {
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					if m, ok := e.(map[string]any); ok {
+						walk(m, false)
+					}
+				}
+			case map[string]any:
+				walk(x, false)
+			}
+		}
+	}
+	walk(root, true)
+	return exact
 }
 
 // explain returns the root plan node of sql's generic plan.

@@ -103,6 +103,14 @@ type Statement struct {
 	// locks its parent's row there, a deferred unique index waits there):
 	// what that COMMIT touches is not known.
 	Deferred bool
+	// LocksExact: the rows the statement locks are the rows of Locks and
+	// Writes, and the rows it returns or changes are rows it locked: a
+	// plain UPDATE or DELETE, or a SELECT whose plan has its LockRows at
+	// the top (under a LIMIT at most), with no subplan, CTE or subquery
+	// scan and no OF list. Not so, a relation under the LockRows may be
+	// read from the snapshot and never locked (FOR UPDATE OF, a sublink),
+	// and a returned row may be an aggregate's.
+	LocksExact bool
 }
 
 func global(why string) Statement { return Statement{Kind: Global, Why: why} }

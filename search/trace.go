@@ -186,6 +186,14 @@ func visibleOnly(x, y *Event) bool {
 	if x.Global || y.Global {
 		return true
 	}
+	if y.Kind == WaitStart && dependent(x, y) {
+		// The blocker's command waits too, maybe on what the waiting
+		// statement locked before its wait: released before it, it
+		// closes a deadlock, after it not (case lock-order-deadlock).
+		// A wait ends by its blocker's transaction's end or by a
+		// deadlock.
+		return true
+	}
 	if x.Kind == WaitStart && len(x.Rechecked) > 0 {
 		// What the blocker's transaction does to the rows the waiting
 		// statement locks, it sees at the end of its wait, wherever it was
