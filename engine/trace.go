@@ -206,9 +206,10 @@ func endsBeforeGrants(ps []pendingEnd) []pendingEnd {
 
 // onlyCreated reports whether the schema lines after an attempt differ
 // from those before it only by lines of what a CREATE TABLE makes (a
-// relation, a column, a constraint, an index or a sequence) that name a
-// created table; never a trigger, function, rule, policy, type, schema or
-// setting.
+// relation, a column, a constraint, an index or a sequence) of a created
+// table, named exactly (not a table whose name contains a created one's:
+// case create-substring-shadow); never a trigger, function, rule, policy,
+// type, schema or setting.
 func onlyCreated(before, after, created []string) bool {
 	count := map[string]int{}
 	for _, l := range before {
@@ -217,23 +218,102 @@ func onlyCreated(before, after, created []string) bool {
 	for _, l := range after {
 		count[l]--
 	}
+	isCreated := func(name string) bool { return slices.Contains(created, name) }
+	// A constraint's table, from the "conrel" lines.
+	conTable := map[string]string{}
+	for _, l := range append(append([]string{}, before...), after...) {
+		if rest, ok := strings.CutPrefix(l, "conrel "); ok {
+			con, rest := schemaIdents(rest)
+			table, _ := schemaIdents(strings.TrimPrefix(rest, " "))
+			if len(con) == 2 && len(table) == 2 {
+				conTable[con[0]+"."+con[1]] = table[1]
+			}
+		}
+	}
 	for l, n := range count {
 		if n == 0 {
 			continue
 		}
-		if !strings.HasPrefix(l, "rel ") && !strings.HasPrefix(l, "col ") && !strings.HasPrefix(l, "con ") {
+		kind, rest, _ := strings.Cut(l, " ")
+		names, rest := schemaIdents(rest)
+		switch {
+		case kind == "rel" && len(names) == 2:
+			if isCreated(names[1]) {
+				continue
+			}
+			relkind, def, _ := strings.Cut(strings.TrimPrefix(rest, " "), " ")
+			switch relkind {
+			case "i", "I":
+				// CREATE [UNIQUE] INDEX name ON [ONLY] schema.table ...
+				if _, on, ok := strings.Cut(def, " ON "); ok {
+					table, _ := schemaIdents(strings.TrimPrefix(on, "ONLY "))
+					if len(table) == 2 && isCreated(table[1]) {
+						continue
+					}
+				}
+			case "S":
+				// A serial column's sequence: table_column_seq.
+				if slices.ContainsFunc(created, func(c string) bool {
+					return strings.HasPrefix(names[1], c+"_") && strings.HasSuffix(names[1], "_seq")
+				}) {
+					continue
+				}
+			}
 			return false
-		}
-		low := strings.ToLower(l)
-		named := false
-		for _, c := range created {
-			named = named || strings.Contains(low, c)
-		}
-		if !named {
+		case kind == "col" && len(names) == 3:
+			if !isCreated(names[1]) {
+				return false
+			}
+		case kind == "con" && len(names) == 2:
+			if !isCreated(conTable[names[0]+"."+names[1]]) {
+				return false
+			}
+		case kind == "conrel":
+			table, _ := schemaIdents(strings.TrimPrefix(rest, " "))
+			if len(table) != 2 || !isCreated(table[1]) {
+				return false
+			}
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+// schemaIdents reads the dot-separated identifiers at the start of s as
+// format's %I writes them (quoted where needed, quotes doubled inside),
+// unquoted, and what follows them.
+func schemaIdents(s string) (idents []string, rest string) {
+	for {
+		var id string
+		if strings.HasPrefix(s, `"`) {
+			i := 1
+			for ; i < len(s); i++ {
+				if s[i] == '"' {
+					if i+1 < len(s) && s[i+1] == '"' {
+						i++
+						continue
+					}
+					break
+				}
+			}
+			if i >= len(s) {
+				return nil, s
+			}
+			id, s = strings.ReplaceAll(s[1:i], `""`, `"`), s[i+1:]
+		} else {
+			i := strings.IndexAny(s, ". ")
+			if i < 0 {
+				i = len(s)
+			}
+			id, s = s[:i], s[i:]
+		}
+		idents = append(idents, id)
+		if !strings.HasPrefix(s, ".") {
+			return idents, s
+		}
+		s = s[1:]
+	}
 }
 
 // lastOf is the actor's latest event so far.

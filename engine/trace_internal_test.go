@@ -263,6 +263,14 @@ func TestOnlyCreatedTablesMayChangeTheSchema(t *testing.T) {
 		{before[:1], nil, false},
 		{append(append([]string{}, before...), "trg CREATE TRIGGER t AFTER INSERT ON public.reg"), []string{"reg"}, false},
 		{append(append([]string{}, before...), "fn public.mk_widgets() 0123"), []string{"widgets"}, false},
+		// Exact names: a table whose name contains a created one's is
+		// another table (reg, reglog), and so is a constraint on it.
+		{append(append([]string{}, before...), "rel side.reglog r ", "col side.reglog.id integer notnull=true default=<nil>"), []string{"reg"}, false},
+		{append(append([]string{}, before...), "col public.reg.v integer notnull=false default=<nil>"), []string{"re"}, false},
+		{append(append([]string{}, before...), "con public.reg_v_check CHECK ((id > 0))", "conrel public.reg_v_check public.reg"), []string{"widgets"}, false},
+		// A created table's own constraint, sequence and quoted name.
+		{append(append([]string{}, before...), `rel public."my table" r `, `col public."my table".id integer notnull=true default=nextval('"my table_id_seq"'::regclass)`,
+			`rel public."my table_id_seq" S `, `con public."my table_pkey" PRIMARY KEY (id)`, `conrel public."my table_pkey" public."my table"`), []string{"my table"}, true},
 	} {
 		if got := onlyCreated(before, tc.after, tc.created); got != tc.want {
 			t.Errorf("onlyCreated(%q, %q) = %v, want %v", tc.after, tc.created, got, tc.want)

@@ -144,7 +144,8 @@ func Database(ctx context.Context, conn *pgx.Conn) (*artifact.DatabasePrint, err
 
 // schemaExtraSQL adds to userObjectsSQL what changes how statements run
 // without being a definition it lists: rules, row security policies and
-// the row security switches.
+// the row security switches; and each table constraint's table ("conrel
+// schema.constraint schema.table"), which a "con" line does not name.
 const schemaExtraSQL = `
 SELECT format('rule %s', pg_get_ruledef(r.oid)) FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
   JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -154,7 +155,12 @@ SELECT format('policy %s %s %s %s %s', p.polrelid::regclass, p.polname, p.polcmd
   FROM pg_policy p
 UNION ALL
 SELECT format('rls %s %s %s', c.oid::regclass, c.relrowsecurity, c.relforcerowsecurity) FROM pg_class c
-  WHERE c.relrowsecurity OR c.relforcerowsecurity`
+  WHERE c.relrowsecurity OR c.relforcerowsecurity
+UNION ALL
+SELECT format('conrel %I.%I %I.%I', cn.nspname, co.conname, n.nspname, c.relname)
+  FROM pg_constraint co JOIN pg_namespace cn ON cn.oid = co.connamespace
+  JOIN pg_class c ON c.oid = co.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
 
 // SchemaLines lists every definition in user schemas, one line each (the
 // lines Database hashes), with rules, policies and row security: what a

@@ -18,6 +18,9 @@ type catalog struct {
 	// check, index or policy), and why.
 	complex       map[string]string
 	userOperators bool
+	// eventTriggers: the database has an enabled event trigger, which may
+	// run any code when a table is created.
+	eventTriggers bool
 	functions     map[string]function // by session and name
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
@@ -186,6 +189,9 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	if err := pairs(`SELECT `+rel+`, '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S'`, func(r, _ string) {
 		cat.seqs[r] = true
 	}); err != nil {
+		return nil, err
+	}
+	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_operator WHERE oid >= 16384)").Scan(&cat.userOperators); err != nil {

@@ -47,6 +47,12 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		}
 	}
 	for _, e := range exprs {
+		if len(c.created) > 0 && strings.Contains(e, "::reg") {
+			// A cast to regclass (regtype, regproc ...) looks a name
+			// up, maybe a bound parameter's (case
+			// create-regclass-param).
+			reads.Add(Catalogs)
+		}
 		e = stripCasts(e)
 		for _, m := range funcCall.FindAllStringSubmatch(e, -1) {
 			name := strings.ToLower(m[1])
