@@ -188,6 +188,9 @@ func (g *generator) build() Case {
 	if g.side3.Float64() < 0.12 {
 		g.mods = append(g.mods, g.modDeadlock())
 	}
+	if g.side3.Float64() < 0.12 {
+		g.mods = append(g.mods, g.modTraps())
+	}
 	var setup []string
 	roles := false
 	var schemas []string
@@ -373,8 +376,8 @@ func (g *generator) actorOnce(a, nActors int) []Step {
 	if len(g.mods) > 1 && g.chance(0.4) {
 		ac.focus = g.mods[g.r.IntN(len(g.mods))]
 	}
-	if last := g.mods[len(g.mods)-1]; last.name == "deadlock" && g.side3.Float64() < 0.6 {
-		ac.focus = last // most actors meet on its two rows
+	if last := g.mods[len(g.mods)-1]; (last.name == "deadlock" || last.name == "traps") && g.side3.Float64() < 0.6 {
+		ac.focus = last // most actors meet on its rows
 	}
 	n := 2 + g.r.IntN(5)
 	if nActors == 3 {
@@ -987,6 +990,53 @@ INSERT INTO seen VALUES (0);`}
 		{sql: "SELECT w FROM seen", tags: d},
 		{sql: "UPDATE seen SET w = w + {a} RETURNING w", tags: d},
 		{sql: "UPDATE dl SET n = n + 1 WHERE id = 2; UPDATE dl SET n = n + 1 WHERE id = 1", tags: d},
+	}
+	return m
+}
+
+// modTraps: the shapes three reviews of 4 December found holes with,
+// none of which the generator wrote before: a table that references
+// itself, ON DELETE SET DEFAULT, a deferred foreign key, an UPDATE
+// through a view that renames the key, FOR UPDATE OF, a sublink under
+// FOR UPDATE, a count over a locked subquery, a join that locks one row
+// and waits for another, DISCARD ALL beside session advisory locks.
+func (g *generator) modTraps() *genModule {
+	g.tag("traps")
+	m := &genModule{name: "traps", setup: `CREATE TABLE acc (id int PRIMARY KEY, bal int NOT NULL);
+INSERT INTO acc VALUES (1, 10), (2, 10), (3, 10);
+CREATE TABLE emp (id int PRIMARY KEY, boss int REFERENCES emp ON DELETE SET NULL);
+INSERT INTO emp VALUES (3, NULL), (1, 3), (2, 3);
+CREATE TABLE hold (id int PRIMARY KEY, acc int DEFAULT 1 REFERENCES acc ON DELETE SET DEFAULT);
+INSERT INTO hold VALUES (1, 2);
+CREATE TABLE lien (id int PRIMARY KEY, acc int REFERENCES acc DEFERRABLE INITIALLY DEFERRED);
+INSERT INTO lien VALUES (1, 3);
+CREATE VIEW accv AS SELECT id AS k, bal FROM acc;
+CREATE TABLE tu (id int PRIMARY KEY, w int NOT NULL);
+INSERT INTO tu VALUES (1, 0), (2, 0);`}
+	fk, lk, ad := []string{"traps", "fk-traps"}, []string{"traps", "lock-traps"}, []string{"traps", "advisory-traps"}
+	m.ops = []genOp{
+		{sql: "DELETE FROM acc WHERE id = 2 RETURNING bal", fail: true, tags: fk},
+		{sql: "DELETE FROM acc WHERE id = 3 RETURNING bal", fail: true, tags: fk},
+		{sql: "SELECT bal FROM acc WHERE id = 1 FOR UPDATE NOWAIT", fail: true, tags: fk},
+		{sql: "UPDATE acc SET bal = bal + {a} WHERE id = 1 RETURNING bal", tags: fk},
+		{sql: "INSERT INTO lien (id, acc) VALUES (1{a}, 1)", fail: true, tags: fk},
+		{sql: "INSERT INTO lien (id, acc) VALUES (2{a}, 2)", fail: true, tags: fk},
+		{sql: "UPDATE accv SET k = 4 WHERE k = 2 RETURNING bal", fail: true, tags: fk},
+		{sql: "SELECT bal FROM acc WHERE id = 4", tags: fk},
+		{sql: "SELECT acc FROM hold WHERE id = 1", tags: fk},
+		{sql: "UPDATE emp SET boss = 2 WHERE id = 1 RETURNING boss", fail: true, tags: fk},
+		{sql: "DELETE FROM emp WHERE id = 3 RETURNING id", tags: fk},
+		{sql: "DELETE FROM emp WHERE id = 2 RETURNING id", fail: true, tags: fk},
+		{sql: "SELECT boss FROM emp WHERE id = 1", tags: fk},
+		{sql: "SELECT a.bal FROM acc a JOIN tu ON tu.id = a.id WHERE a.id = 1 FOR UPDATE OF tu", tags: lk},
+		{sql: "SELECT tu.w, (SELECT bal FROM acc WHERE id = 1) AS bal FROM tu WHERE tu.id = 1 FOR UPDATE", tags: lk},
+		{sql: "SELECT count(*) FROM (SELECT bal FROM acc WHERE id = 2 FOR UPDATE) s", tags: lk},
+		{sql: "UPDATE tu SET w = w * 2 + {a} WHERE id = 1 RETURNING w", tags: lk},
+		{sql: "SELECT z.w, a.bal FROM tu z, acc a WHERE z.id = 2 AND a.id = 1 FOR UPDATE", tags: lk},
+		{sql: "UPDATE tu SET w = w + 1 WHERE id = 2 RETURNING w", tags: lk},
+		{sql: "SELECT pg_try_advisory_lock(9)", tags: ad},
+		{sql: "DISCARD ALL", fail: true, tags: ad}, // 25001 in a transaction block
+		{sql: "SELECT id FROM tu WHERE id = 1 AND pg_try_advisory_lock(9)", tags: ad},
 	}
 	return m
 }

@@ -185,7 +185,7 @@ var genRequiredFeatures = []string{
 	"iso-database-default", "multi-statement", "commit-begin-checkpoint", "begin-commit-in-one-query",
 	"savepoint", "rollback-to-savepoint", "autocommit", "temp-table", "temp-shadow", "lock-table", "nowait",
 	"skip-locked", "lock-timeout", "retry", "snapshot-probe", "create-table", "fk-rows",
-	"chain", "aborted-block", "deadlock-shape", "bound-params",
+	"chain", "aborted-block", "deadlock-shape", "bound-params", "fk-traps", "lock-traps", "advisory-traps",
 }
 
 func TestGeneratedFeatures(t *testing.T) {
