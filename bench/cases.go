@@ -611,6 +611,32 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 				{simple("BEGIN; SELECT v FROM t WHERE id = 1 FOR SHARE"), simple("UPDATE t SET v = v + 1 WHERE id = 1"), simple("COMMIT")},
 				{simple("BEGIN; SELECT v FROM t WHERE id = 1 FOR SHARE"), simple("COMMIT")},
 				{simple("UPDATE t SET v = v * 10 WHERE id = 1 RETURNING v")}}},
+		// A fourth review of 4 December (transactions, snapshots,
+		// savepoints): each of these lost behaviours before its fix.
+		{Name: "iso-lock-first-snapshot", Setup: counter + "CREATE TABLE other (n int);", Actors: [][]Step{
+			{simple("BEGIN ISOLATION LEVEL REPEATABLE READ"), simple("LOCK TABLE other IN ACCESS SHARE MODE"), simple("SELECT 1"), simple("SELECT n FROM counter"), simple("COMMIT")},
+			{sk("LOCK TABLE other IN ACCESS EXCLUSIVE MODE NOWAIT; SELECT 1"), simple("UPDATE counter SET n = 7 WHERE id = 1")}}},
+		{Name: "iso-set-default-then-begin", Setup: counter + "CREATE TABLE other (n int); INSERT INTO other VALUES (0);", Actors: [][]Step{
+			{simple("SET default_transaction_isolation = 'repeatable read'"), simple("SET default_transaction_isolation = 'read committed'; BEGIN"), simple("SELECT n FROM other"), simple("SELECT n FROM counter"), simple("COMMIT")},
+			{simple("SELECT 1"), simple("SELECT 1"), simple("UPDATE counter SET n = 7 WHERE id = 1"), simple("UPDATE other SET n = 1")}}},
+		{Name: "iso-commit-after-subabort-set", Setup: counter + "CREATE TABLE other (n int); INSERT INTO other VALUES (0); CREATE TABLE z (n int); INSERT INTO z VALUES (0);", Actors: [][]Step{
+			{simple("SET default_transaction_isolation = 'repeatable read'"), sk("BEGIN; SET default_transaction_isolation = 'read committed'; SAVEPOINT s; SELECT 1/n FROM z"), simple("COMMIT; BEGIN; SELECT n FROM other"), simple("SELECT n FROM counter"), simple("COMMIT")},
+			{simple("SELECT 1"), simple("SELECT 1"), simple("UPDATE counter SET n = 7 WHERE id = 1"), simple("UPDATE other SET n = 1")}}},
+		{Name: "iso-release-then-error", Setup: counter + "CREATE SEQUENCE q; CREATE TABLE z (n int); INSERT INTO z VALUES (0);", Actors: [][]Step{
+			{simple("BEGIN; SAVEPOINT s; RELEASE SAVEPOINT s"), simple("UPDATE counter SET n = n + 1 WHERE id = 1 AND nextval('q') > 0"), sk("SELECT 1/n FROM z"), simple("ROLLBACK; UPDATE counter SET n = 50 WHERE id = 1")},
+			{simple("SELECT 1"), sk("SELECT n, (SELECT is_called FROM q) FROM counter WHERE id = 1 FOR UPDATE NOWAIT")}}},
+		{Name: "iso-implicit-set-transaction", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0);", Actors: [][]Step{
+			{simple("SELECT 1"), simple("SELECT 1"), sk("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1; UPDATE y SET v = 1 WHERE k = 1")},
+			{simple("BEGIN ISOLATION LEVEL SERIALIZABLE"), simple("SELECT v FROM y WHERE k = 1"), sk("UPDATE x SET v = 1 WHERE k = 1"), sk("COMMIT")}}},
+		{Name: "iso-commit-and-chain-snapshot", Setup: counter + "CREATE TABLE other (n int); INSERT INTO other VALUES (0);", Actors: [][]Step{
+			{simple("BEGIN ISOLATION LEVEL REPEATABLE READ"), simple("UPDATE other SET n = 5"), simple("COMMIT AND CHAIN"), simple("SELECT 1"), simple("SELECT n FROM counter"), simple("COMMIT")},
+			{sk("SELECT n FROM other FOR UPDATE NOWAIT"), simple("UPDATE counter SET n = 7 WHERE id = 1")}}},
+		{Name: "iso-parse-error-ends-block", Setup: "CREATE SEQUENCE q; CREATE TABLE other (id int PRIMARY KEY, n int); INSERT INTO other VALUES (1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE other SET n = 5 WHERE id = 1 AND nextval('q') > 0"), q("SELECT 2"), keep("SELECT n FROM nonexistent"), keep("ROLLBACK")},
+			{q("SELECT 1"), keep("SELECT n, (SELECT is_called FROM q) FROM other WHERE id = 1 FOR UPDATE NOWAIT")}}},
+		{Name: "iso-subxact-error-releases", Setup: "CREATE SEQUENCE q; CREATE TABLE z (n int); INSERT INTO z VALUES (0); CREATE TABLE other (id int PRIMARY KEY, n int); INSERT INTO other VALUES (1, 0);", Actors: [][]Step{
+			{simple("BEGIN; SAVEPOINT s"), simple("UPDATE other SET n = n + 1 WHERE id = 1 AND nextval('q') > 0"), sk("SELECT 1/n FROM z"), simple("ROLLBACK TO SAVEPOINT s; UPDATE other SET n = 50 WHERE id = 1"), simple("COMMIT")},
+			{simple("SELECT 1"), sk("SELECT n, (SELECT is_called FROM q) FROM other WHERE id = 1 FOR UPDATE NOWAIT")}}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},

@@ -48,6 +48,7 @@ type Step struct {
 func q(sql string) Step      { return Step{SQL: sql} }
 func simple(sql string) Step { return Step{SQL: sql, Simple: true} }
 func keep(sql string) Step   { return Step{SQL: sql, Keep: true} }
+func sk(sql string) Step     { return Step{SQL: sql, Simple: true, Keep: true} }
 
 // Behaviour is what one attempt did, as the differential test compares it:
 // each actor's results and errors, and the database at the end.

@@ -113,7 +113,24 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 					prev.Snapshot = prev.Snapshot || f.Snapshot
 					prev.Global = prev.Global || f.Global
 					prev.Reads = union(prev.Reads, f.Reads)
+					prev.Locks = union(prev.Locks, f.Locks)
+					prev.Writes = union(prev.Writes, f.Writes)
+					prev.Immediate = union(prev.Immediate, f.Immediate)
 					prev.Serializable = prev.Serializable || f.Serializable
+					prev.Failed = prev.Failed || f.Failed
+					if f.EndsTx {
+						// A Parse that failed ended its transaction block
+						// (case iso-parse-error-ends-block).
+						if prev.EndsTx {
+							prev.Aborted = prev.Aborted && f.Aborted
+						} else {
+							prev.Aborted = f.Aborted
+						}
+						prev.EndsTx = true
+						prev.TxReads = union(prev.TxReads, f.TxReads)
+						prev.TxWrites = union(prev.TxWrites, f.TxWrites)
+						prev.TxLocks = union(prev.TxLocks, f.TxLocks)
+					}
 					continue
 				}
 				if !f.Snapshot {
@@ -674,6 +691,11 @@ type connTx struct {
 	// ROLLBACK; savepoint: the open transaction took a SAVEPOINT, after
 	// which an error aborts only a subtransaction.
 	aborted, savepoint bool
+	// savepoints: SAVEPOINTs less RELEASEs in the open transaction (a
+	// RELEASE of an outer name releases several: then more are counted
+	// than are open, which only keeps the transaction open at an error
+	// that ended it, see event).
+	savepoints int
 	implicit           bool   // the open transaction is the implicit one of a unit's statements
 	level              string // the open transaction's isolation
 	started            bool   // the open transaction ran a statement (took its snapshot)
@@ -749,7 +771,7 @@ func (c *connTx) serializable() bool {
 func (c *connTx) begin(implicit bool) {
 	c.seq++
 	c.open, c.implicit, c.started, c.global, c.corrected, c.safe = true, implicit, false, false, false, false
-	c.aborted, c.savepoint = false, false
+	c.aborted, c.savepoint, c.savepoints = false, false, 0
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 }
@@ -794,6 +816,21 @@ func (c *connTx) end(commit bool, ended *txSets) {
 	}
 	c.pending, c.open, c.implicit = nil, false, false
 	c.prepared = footprint.Set{}
+}
+
+// releaseSoFar adds to ended what ending the open transaction now would
+// release or make visible, and leaves it open: a subtransaction's abort,
+// which releases part of it.
+func (c *connTx) releaseSoFar(ended *txSets) {
+	if ended.reads == nil {
+		ended.reads, ended.writes, ended.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
+	}
+	ended.any = true
+	ended.global = ended.global || c.global
+	ended.serializable = ended.serializable || c.serializable()
+	ended.reads.Add(c.reads.Sorted()...)
+	ended.writes.Add(c.writes.Sorted()...)
+	ended.locks.Add(c.locks.Sorted()...)
 }
 
 // setUnknown marks the session's values as no longer known.
@@ -851,7 +888,15 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		c.safe = s.SafeSnapshot && !c.started
 		return
 	case footprint.Commit, footprint.Rollback:
+		level, safe := c.level, c.safe
 		c.end(s.Kind == footprint.Commit, ended)
+		if s.Chain {
+			// AND CHAIN: the next transaction, a block with the same
+			// isolation level and modes, takes a new snapshot (case
+			// iso-commit-and-chain-snapshot).
+			c.begin(false)
+			c.level, c.safe = level, safe
+		}
 		return
 	case footprint.DML, footprint.Global:
 		if !c.open {
@@ -859,10 +904,14 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		}
 		if !c.started {
 			ev.Snapshot = ev.Snapshot || c.level != "read committed"
-			if c.level != "read committed" {
+			// A global statement may take no snapshot (LOCK TABLE, SET
+			// CONSTRAINTS, a statement that fails to parse): it is
+			// taken for one, and so is the next statement (case
+			// iso-lock-first-snapshot).
+			if c.level != "read committed" && s.Kind == footprint.DML {
 				c.snaps = append(c.snaps, c.seq)
 			}
-			c.started = true
+			c.started = s.Kind == footprint.DML
 			if c.safe && c.level == "serializable" {
 				// Where the safe snapshot is taken depends on which
 				// serializable transactions have begun and ended, on any
@@ -946,7 +995,27 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		c.begin(false) // a block the statements followed do not show (not expected)
 		c.global = true
 	}
+	if len(stmts) > 1 && !c.open && !c.aborted {
+		// Several statements in one unit (a simple Query, or a pipeline
+		// of Executes before one Sync) run in one implicit transaction,
+		// begun at the first whatever it is: its isolation level is
+		// fixed then (a SET default_transaction_isolation in it does not
+		// change it, a SET TRANSACTION does), its SETs last only if it
+		// commits, and a BEGIN in it makes it a block with that level
+		// (cases iso-set-default-then-begin, iso-implicit-set-transaction).
+		c.begin(true)
+	}
+	// A COMMIT of a block in the failed state (an error since the last
+	// ROLLBACK TO SAVEPOINT) rolls it back (case
+	// iso-commit-after-subabort-set).
+	failed := c.status == 'E' && c.open
 	for _, s := range stmts {
+		if s.Kind == footprint.Global && strings.HasPrefix(s.Why, "ROLLBACK TO SAVEPOINT") {
+			failed = false
+		}
+		if s.Kind == footprint.Commit && failed {
+			s.Kind = footprint.Rollback
+		}
 		if c.aborted {
 			switch s.Kind {
 			case footprint.Commit, footprint.Rollback, footprint.Global:
@@ -962,7 +1031,13 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 			}
 		}
 		c.statement(s, &ev, &ended)
-		c.savepoint = c.savepoint || s.Savepoint && c.open
+		if c.open && s.Savepoint {
+			c.savepoints++
+		}
+		if c.open && s.Release && c.savepoints > 0 {
+			c.savepoints--
+		}
+		c.savepoint = c.open && c.savepoints > 0
 	}
 	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && !forced {
 		s := stmts[0]
@@ -989,6 +1064,15 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	if c.open && c.implicit {
 		// The implicit transaction of a unit's statements ends with it.
 		c.end(u.SQLState == "", &ended)
+	}
+	if c.open && after == 'E' && u.SQLState != "" && c.savepoint && u.Completed {
+		// An error in a subtransaction: PostgreSQL released the locks
+		// and discarded the writes taken since the savepoint at the
+		// error (AbortSubTransaction), not at the ROLLBACK TO. Which
+		// those are is not followed: the unit carries the release terms
+		// of the whole transaction so far, which is dependent on more
+		// than was released (case iso-subxact-error-releases).
+		c.releaseSoFar(&ended)
 	}
 	if c.open && after == 'E' && u.SQLState != "" && !c.savepoint && u.Completed {
 		// An error aborted the transaction block: PostgreSQL released

@@ -160,6 +160,7 @@ func TestRecheckedOnlyInReadCommittedOnLockedRows(t *testing.T) {
 		{"a whole table", footprint.Statement{Kind: footprint.Begin}, dml([]string{"public.acct"}, []string{"public.acct"}), false},
 		{"a sequence", footprint.Statement{Kind: footprint.Begin}, dml([]string{r1}, []string{r1, "sequence public.s"}), false},
 	} {
+		tc.stmt.LocksExact = true
 		c := newConn()
 		c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{tc.begin}, false, nil)
 		ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{tc.stmt}, false, nil)
@@ -167,8 +168,16 @@ func TestRecheckedOnlyInReadCommittedOnLockedRows(t *testing.T) {
 			t.Errorf("%s: rechecked %q, want some: %v", tc.name, ev.Rechecked, tc.want)
 		}
 	}
-	// Two statements in one unit: not followed.
+	// Rows a statement locks not known exactly (FOR UPDATE OF, a
+	// sublink: footprint.Statement.LocksExact): not followed.
 	c := newConn()
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	if ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{forUpdate}, false, nil); len(ev.Rechecked) > 0 {
+		t.Errorf("locks not known exactly: rechecked %q", ev.Rechecked)
+	}
+	forUpdate.LocksExact = true
+	// Two statements in one unit: not followed.
+	c = newConn()
 	ev := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{forUpdate, forUpdate}, false, nil)
 	if len(ev.Rechecked) > 0 {
 		t.Errorf("two statements: rechecked %q", ev.Rechecked)
@@ -301,8 +310,13 @@ func TestAnErrorEndsItsTransactionBlock(t *testing.T) {
 	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
 	c.event(&sched.UnitRecord{TxStatus: 'T', Completed: true}, []footprint.Statement{{Kind: footprint.Session, Savepoint: true}}, false, nil)
 	sub := c.event(&sched.UnitRecord{TxStatus: 'E', Completed: true, SQLState: "23505"}, []footprint.Statement{dml(nil, []string{"public.d"})}, false, nil)
-	if sub.EndsTx || !c.open {
+	if !c.open {
 		t.Fatalf("an error after a SAVEPOINT ended the transaction: %+v", sub)
+	}
+	// It released what the subtransaction took, which is not followed:
+	// it carries the release terms of the transaction so far.
+	if !sub.EndsTx || !sub.Aborted || !slices.Equal(sub.TxWrites, []string{"public.d"}) {
+		t.Fatalf("an error after a SAVEPOINT released nothing: %+v", sub)
 	}
 	end := c.event(&sched.UnitRecord{TxStatus: 'I', Completed: true}, []footprint.Statement{{Kind: footprint.Rollback}}, false, nil)
 	if !end.EndsTx || !end.Aborted || !slices.Equal(end.TxWrites, []string{"public.d"}) {

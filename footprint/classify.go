@@ -174,21 +174,19 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		if len(w) > 1 && w[1] == "prepared" {
 			break
 		}
-		if hasSeq(ts, "and", "chain") {
-			return global("COMMIT AND CHAIN")
-		}
-		return Statement{Kind: Commit}
+		// AND CHAIN begins the next transaction with the same
+		// characteristics (engine/trace.go follows it).
+		return Statement{Kind: Commit, Chain: hasSeq(ts, "and", "chain")}
 	case "rollback", "abort":
 		if len(w) > 1 && (w[1] == "to" || w[1] == "prepared") {
 			return global("ROLLBACK TO SAVEPOINT releases part of a transaction's locks")
 		}
-		if hasSeq(ts, "and", "chain") {
-			return global("ROLLBACK AND CHAIN")
-		}
-		return Statement{Kind: Rollback}
+		return Statement{Kind: Rollback, Chain: hasSeq(ts, "and", "chain")}
 	case "savepoint":
 		return Statement{Kind: Session, Savepoint: true}
-	case "release", "show":
+	case "release":
+		return Statement{Kind: Session, Release: true}
+	case "show":
 		return Statement{Kind: Session}
 	case "reset":
 		st := Statement{Kind: Session, Reset: true}

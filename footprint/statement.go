@@ -98,6 +98,10 @@ type Statement struct {
 	// Savepoint: a SAVEPOINT, after which an error aborts only the
 	// subtransaction, and the transaction keeps its locks.
 	Savepoint bool
+	// Release: a RELEASE SAVEPOINT. Chain: a COMMIT or ROLLBACK AND
+	// CHAIN, which begins the next transaction with the same isolation
+	// level and modes.
+	Release, Chain bool
 	// Deferred: the statement writes a relation with a deferrable
 	// constraint, whose check may run at COMMIT (a deferred foreign key
 	// locks its parent's row there, a deferred unique index waits there):
