@@ -696,10 +696,10 @@ type connTx struct {
 	// than are open, which only keeps the transaction open at an error
 	// that ended it, see event).
 	savepoints int
-	implicit           bool   // the open transaction is the implicit one of a unit's statements
-	level              string // the open transaction's isolation
-	started            bool   // the open transaction ran a statement (took its snapshot)
-	global             bool   // the open transaction ran a global unit: its end is global too
+	implicit   bool   // the open transaction is the implicit one of a unit's statements
+	level      string // the open transaction's isolation
+	started    bool   // the open transaction ran a statement (took its snapshot)
+	global     bool   // the open transaction ran a global unit: its end is global too
 	// safe: the open transaction began READ ONLY DEFERRABLE; at
 	// SERIALIZABLE it reads a safe snapshot and has no serialization
 	// conflicts (see serializable).
