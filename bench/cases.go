@@ -5,6 +5,10 @@ package bench
 // ../shared/notes/por-dependencies.md lists (isolation levels, triggers,
 // functions, sequences, savepoints, deadlocks, advisory locks, DDL, foreign
 // keys, partitions, views, several statements in one Query).
+// namesTenant: two tables named accounts, in public and tenant_a.
+const namesTenant = `CREATE SCHEMA tenant_a; CREATE TABLE accounts (id int PRIMARY KEY, bal int);
+	CREATE TABLE tenant_a.accounts (id int PRIMARY KEY, bal int); INSERT INTO accounts VALUES (1, 0); INSERT INTO tenant_a.accounts VALUES (1, 0);`
+
 func Cases() []Case {
 	counter := "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0);"
 	forUpdate := []Step{q("BEGIN"), q("SELECT n FROM counter WHERE id = 1 FOR UPDATE"), q("UPDATE counter SET n = n + 1 WHERE id = 1"), q("COMMIT")}
@@ -637,6 +641,81 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "iso-subxact-error-releases", Setup: "CREATE SEQUENCE q; CREATE TABLE z (n int); INSERT INTO z VALUES (0); CREATE TABLE other (id int PRIMARY KEY, n int); INSERT INTO other VALUES (1, 0);", Actors: [][]Step{
 			{simple("BEGIN; SAVEPOINT s"), simple("UPDATE other SET n = n + 1 WHERE id = 1 AND nextval('q') > 0"), sk("SELECT 1/n FROM z"), simple("ROLLBACK TO SAVEPOINT s; UPDATE other SET n = 50 WHERE id = 1"), simple("COMMIT")},
 			{simple("SELECT 1"), sk("SELECT n, (SELECT is_called FROM q) FROM other WHERE id = 1 FOR UPDATE NOWAIT")}}},
+		// A fifth review of 4 December (names, sequences, session state,
+		// code EXPLAIN does not print): each of these lost behaviours
+		// before its fix.
+		{Name: "names-nextval-two-in-one-expr", Setup: "CREATE SEQUENCE a; CREATE SEQUENCE b;", Actors: [][]Step{
+			{q("SELECT nextval('a') + nextval('b')")},
+			{q("SELECT nextval('b')")}}},
+		{Name: "names-nextval-concat", Setup: "CREATE SEQUENCE a; CREATE SEQUENCE a1;", Actors: [][]Step{
+			{q("SELECT nextval('a' || to_char(1, 'FM9'))")},
+			{q("SELECT nextval('a1')")}}},
+		{Name: "names-nextval-quoted-name", Setup: `CREATE SEQUENCE "MySeq"; CREATE SEQUENCE myseq;`, Actors: [][]Step{
+			{q(`SELECT nextval('"MySeq"')`)},
+			{q(`SELECT last_value, is_called FROM "MySeq"`)}}},
+		{Name: "names-user-nextval", Setup: `CREATE SEQUENCE s; CREATE TABLE log (n int);
+			CREATE FUNCTION nextval(text) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log VALUES (1); RETURN 1; END $$;`, Actors: [][]Step{
+			{q("SELECT nextval('s')")},
+			{q("SELECT count(*) FROM log")}}},
+		{Name: "names-on-conflict-nextval", Setup: "CREATE TABLE t (id int PRIMARY KEY, v bigint); INSERT INTO t VALUES (1, 0); CREATE SEQUENCE s;", Actors: [][]Step{
+			{q("INSERT INTO t VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET v = nextval('s') RETURNING v")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "names-on-conflict-function", Setup: `CREATE TABLE t (id int PRIMARY KEY, v bigint); INSERT INTO t VALUES (1, 0); CREATE TABLE log (n int);
+			CREATE FUNCTION bump() RETURNS int LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log VALUES (1); RETURN 1; END $$;`, Actors: [][]Step{
+			{q("INSERT INTO t VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET v = bump() RETURNING v")},
+			{q("SELECT count(*) FROM log")}}},
+		{Name: "names-merge-action-nextval", Setup: "CREATE TABLE t (id int PRIMARY KEY, v bigint); INSERT INTO t VALUES (1, 0); CREATE SEQUENCE s;", Actors: [][]Step{
+			{q("MERGE INTO t USING (SELECT 1 AS k) src ON t.id = src.k WHEN MATCHED THEN UPDATE SET v = nextval('s')")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "names-domain-check-function", Setup: `CREATE SEQUENCE s;
+			CREATE FUNCTION tick(int) RETURNS bool LANGUAGE plpgsql AS $$ BEGIN RETURN nextval('s') > 0; END $$;
+			CREATE DOMAIN d AS int CHECK (tick(VALUE)); CREATE TABLE td (v d);`, Actors: [][]Step{
+			{q("INSERT INTO td VALUES (1)")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "names-cast-function", Setup: `CREATE SEQUENCE s; CREATE TYPE pair AS (a bigint, b int);
+			CREATE FUNCTION mkpair(int) RETURNS pair LANGUAGE plpgsql AS $$ BEGIN RETURN ROW(nextval('s'), $1)::pair; END $$;
+			CREATE CAST (int AS pair) WITH FUNCTION mkpair(int);`, Actors: [][]Step{
+			{q("SELECT (1::pair).a")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "names-view-check-option-function", Setup: `CREATE TABLE t (id int PRIMARY KEY, v int); CREATE TABLE allowed (k int); INSERT INTO allowed VALUES (1);
+			CREATE FUNCTION ok(int) RETURNS bool LANGUAGE sql STABLE AS $$ SELECT EXISTS (SELECT 1 FROM allowed WHERE k = $1) $$;
+			CREATE VIEW vw AS SELECT * FROM t WHERE ok(id) WITH CHECK OPTION;`, Actors: [][]Step{
+			{keep("INSERT INTO vw VALUES (1, 0)")},
+			{q("DELETE FROM allowed")}}},
+		{Name: "names-opclass-support-function", Setup: `CREATE SEQUENCE s;
+			CREATE FUNCTION mycmp(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM nextval('s'); RETURN btint4cmp($1, $2); END $$;
+			CREATE OPERATOR CLASS my_ops FOR TYPE int USING btree AS OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 mycmp(int, int);
+			CREATE TABLE ti (v int); CREATE INDEX ON ti (v my_ops); INSERT INTO ti VALUES (1);`, Actors: [][]Step{
+			{q("INSERT INTO ti VALUES (2)")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "names-fk-set-default-sequence", Setup: `CREATE TABLE p (id int PRIMARY KEY); INSERT INTO p VALUES (1), (2), (5); CREATE SEQUENCE s;
+			CREATE TABLE c (id int PRIMARY KEY, pid int DEFAULT nextval('s') REFERENCES p ON DELETE SET DEFAULT); INSERT INTO c VALUES (1, 5);`, Actors: [][]Step{
+			{q("DELETE FROM p WHERE id = 5")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "names-set-local-first", Setup: namesTenant, Actors: [][]Step{
+			{simple("SET LOCAL search_path TO tenant_a; SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-set-local-in-block", Setup: namesTenant, Actors: [][]Step{
+			{q("BEGIN"), q("SET LOCAL search_path TO tenant_a"), simple("SELECT bal FROM accounts WHERE id = 1; COMMIT")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-set-then-begin-rollback", Setup: namesTenant, Actors: [][]Step{
+			{simple("SET search_path TO tenant_a; BEGIN"), q("ROLLBACK"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-set-then-error", Setup: namesTenant, Actors: [][]Step{
+			{Step{SQL: "SET search_path TO tenant_a; SELECT 1/0", Simple: true, Keep: true}, q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-savepoint-error-commit-set", Setup: namesTenant, Actors: [][]Step{
+			{q("BEGIN"), q("SAVEPOINT a"), q("SET search_path TO tenant_a"), keep("SELECT 1 / count(*) FROM public.accounts WHERE id = 2"), q("COMMIT"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-set-quoted", Setup: namesTenant, Actors: [][]Step{
+			{q(`SET "search_path" TO tenant_a`), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-reset-quoted", Setup: namesTenant, Actors: [][]Step{
+			{q("SET search_path TO tenant_a"), q(`RESET "search_path"`), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "names-xmax-row-lock", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("SELECT v FROM t WHERE id = 1 FOR UPDATE"), q("COMMIT")},
+			{q("SELECT xmax::text <> '0' FROM t WHERE id = 1")}}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},

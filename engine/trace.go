@@ -748,6 +748,12 @@ func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
 	cp.reads, cp.writes, cp.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 	var ev search.Event
 	var ended txSets
+	if len(stmts) > 0 && !cp.open && !cp.aborted {
+		// A statement after others in its unit: they run in the
+		// unit's implicit transaction (event), where a SET LOCAL
+		// holds (case names-set-local-first).
+		cp.begin(true)
+	}
 	for _, s := range stmts {
 		cp.statement(s, &ev, &ended)
 	}

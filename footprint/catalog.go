@@ -18,6 +18,12 @@ type catalog struct {
 	// check, index or policy), and why.
 	complex       map[string]string
 	userOperators bool
+	// userCode says why DML cannot be classified: user code PostgreSQL
+	// runs that no plan prints (a cast's function, an operator class's
+	// support function, a domain's check or default), or "".
+	userCode string
+	// userNextval: a function named nextval outside pg_catalog.
+	userNextval bool
 	// eventTriggers: the database has an enabled event trigger, which may
 	// run any code when a table is created.
 	eventTriggers bool
@@ -186,12 +192,43 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// A write through a view WITH CHECK OPTION checks the view's
+	// condition, which no plan prints (case
+	// names-view-check-option-function): the relations under such a view
+	// are complex.
+	if err := pairs(`WITH RECURSIVE under AS (
+		  SELECT c.oid FROM pg_class c WHERE c.relkind = 'v' AND array_to_string(c.reloptions, ',') LIKE '%check_option%'
+		  UNION
+		  SELECT d.refobjid FROM under JOIN pg_rewrite r ON r.ev_class = under.oid
+		    JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid AND d.refclassid = 'pg_class'::regclass
+		  WHERE d.refobjid <> under.oid)
+		SELECT `+rel+`, 'is under a view WITH CHECK OPTION' FROM under JOIN pg_class c ON c.oid = under.oid
+		  JOIN pg_namespace n ON n.oid = c.relnamespace`, func(r, why string) {
+		if _, ok := cat.complex[r]; !ok {
+			cat.complex[r] = why
+		}
+	}); err != nil {
+		return nil, err
+	}
 	if err := pairs(`SELECT `+rel+`, '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S'`, func(r, _ string) {
 		cat.seqs[r] = true
 	}); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
+		return nil, err
+	}
+	if err := c.conn.QueryRow(ctx, `SELECT CASE
+		WHEN EXISTS (SELECT 1 FROM pg_cast WHERE oid >= 16384 AND castfunc <> 0) THEN 'the database defines casts; their functions are not analysed'
+		WHEN EXISTS (SELECT 1 FROM pg_opclass WHERE oid >= 16384) THEN 'the database defines operator classes; their support functions are not analysed'
+		WHEN EXISTS (SELECT 1 FROM pg_depend d JOIN pg_proc p ON d.refclassid = 'pg_proc'::regclass AND p.oid = d.refobjid
+		    JOIN pg_namespace n ON n.oid = p.pronamespace
+		    LEFT JOIN pg_constraint k ON d.classid = 'pg_constraint'::regclass AND k.oid = d.objid
+		    LEFT JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid
+		  WHERE (k.contypid <> 0 OR t.typtype = 'd') AND (n.nspname <> 'pg_catalog' OR p.provolatile = 'v'))
+		  THEN 'the database has a domain whose check or default calls a user or volatile function'
+		ELSE '' END,
+		EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'nextval' AND n.nspname <> 'pg_catalog')`).Scan(&cat.userCode, &cat.userNextval); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_operator WHERE oid >= 16384)").Scan(&cat.userOperators); err != nil {

@@ -189,6 +189,7 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 	case "show":
 		return Statement{Kind: Session}
 	case "reset":
+		w = namesOf(ts, 4) // RESET "search_path": a GUC name is not case-sensitive
 		st := Statement{Kind: Session, Reset: true}
 		if len(w) > 1 && timeoutParam(w[1]) {
 			st.Timeout = true
@@ -209,7 +210,7 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		}
 		return st
 	case "set":
-		return setStatement(ts, w)
+		return setStatement(ts, namesOf(ts, 4))
 	case "create":
 		if name, ok := createdTable(ts); ok && !noPlan {
 			return c.createTable(ctx, ts, name)
@@ -229,12 +230,93 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 			st = c.dml(ctx, ts, whole)
 		}
 		if st.Kind == DML {
+			if why := c.unprintedCalls(ctx, ts); why != "" {
+				return global(why)
+			}
+		}
+		if st.Kind == DML {
 			st.RowWait, st.RowHold = rowLockModes(w[0], ts)
 			st.AdvisoryCall = advisoryCallOnly(ts) && len(st.Locks) == 0 && slices.Equal(st.Writes, []string{AdvisoryLocks})
 		}
 		return c.touchCreated(ctx, ts, st)
 	}
 	return global(strings.ToUpper(strings.Join(w[:min(len(w), 2)], " ")) + " is not classified")
+}
+
+// unprintedKeywords may stand before a parenthesis without being a call.
+var unprintedKeywords = map[string]bool{
+	"values": true, "in": true, "exists": true, "any": true, "all": true, "some": true, "array": true, "row": true,
+	"not": true, "and": true, "or": true, "as": true, "on": true, "using": true, "set": true, "select": true,
+	"from": true, "where": true, "returning": true, "then": true, "else": true, "when": true, "with": true,
+	"insert": true, "update": true, "delete": true, "into": true, "do": true, "by": true, "is": true,
+	"coalesce": true, "nullif": true, "greatest": true, "least": true, "case": true, "filter": true, "over": true,
+}
+
+// unprintedCalls checks the parts of a statement EXPLAIN does not print:
+// an ON CONFLICT DO UPDATE's SET list and condition, and a MERGE's
+// actions. Every call there must be a built-in function that is not
+// volatile (nextval and the advisory lock functions included: they
+// write); otherwise it says why the statement is global (cases
+// names-on-conflict-nextval, names-on-conflict-function,
+// names-merge-action-nextval).
+func (c *Classifier) unprintedCalls(ctx context.Context, ts []token) string {
+	from := -1
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].kind == tokWord && ts[i+1].kind == tokWord &&
+			((ts[i].text == "do" && ts[i+1].text == "update") || (ts[i].text == "when" && (ts[i+1].text == "matched" || ts[i+1].text == "not"))) {
+			if from < 0 && (ts[i].text == "do" && hasSeq(ts, "on", "conflict") || ts[i].text == "when" && hasWord(ts, "merge")) {
+				from = i
+			}
+		}
+	}
+	if from < 0 {
+		return ""
+	}
+	for i := from; i+1 < len(ts); i++ {
+		t, next := ts[i], ts[i+1]
+		if next.kind != tokPunct || next.text != "(" || (t.kind != tokWord && t.kind != tokQuoted) {
+			continue
+		}
+		name := t.text
+		if t.kind == tokWord && unprintedKeywords[name] {
+			continue
+		}
+		if i >= 2 && ts[i-1].kind == tokPunct && ts[i-1].text == "." && (ts[i-2].kind == tokWord || ts[i-2].kind == tokQuoted) {
+			name = ts[i-2].text + "." + name
+		}
+		lower := strings.ToLower(name)
+		if lower == "nextval" || strings.HasSuffix(lower, ".nextval") || advisoryFunction(lower) {
+			return "calls " + name + " where the plan does not show it (ON CONFLICT DO UPDATE, MERGE)"
+		}
+		ok, builtin, err := c.safeFunction(ctx, name)
+		if err != nil || !ok || !builtin {
+			return "calls " + name + " where the plan does not show it (ON CONFLICT DO UPDATE, MERGE)"
+		}
+	}
+	return ""
+}
+
+// hasWord reports whether the word w appears anywhere in ts.
+func hasWord(ts []token, w string) bool {
+	for _, t := range ts {
+		if t.kind == tokWord && t.text == w {
+			return true
+		}
+	}
+	return false
+}
+
+// namesOf is words, with quoted names lower-cased too (a parameter's
+// name: SET "search_path").
+func namesOf(ts []token, n int) []string {
+	var out []string
+	for _, t := range ts {
+		if len(out) == n || (t.kind != tokWord && t.kind != tokQuoted) {
+			break
+		}
+		out = append(out, strings.ToLower(t.text))
+	}
+	return out
 }
 
 // sessionParam names the parameter among those that change how names
@@ -272,10 +354,18 @@ func setStatement(ts []token, w []string) Statement {
 		}
 	}
 	if len(rest) == 0 {
-		return global("SET without a name")
+		st := global("SET without a name")
+		st.Opaque = true // the session's values are no longer known
+		return st
 	}
 	if p := sessionParam(rest); p != "" && p != "all" {
-		st := Statement{Kind: Session, Sets: p, Local: local, Text: untokenize(ts)}
+		text := ts
+		if local {
+			// Replayed outside a transaction block, where SET LOCAL
+			// does nothing: as a plain SET (case names-set-local-first).
+			text = slices.Delete(slices.Clone(ts), 1, 2) // SET LOCAL x: the word after SET
+		}
+		st := Statement{Kind: Session, Sets: p, Local: local, Text: untokenize(text)}
 		if n := len(ts); n > 0 && ts[n-1].kind == tokWord && ts[n-1].text == "default" {
 			st.Reset = true // SET x TO DEFAULT
 		}

@@ -23,6 +23,9 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	if cat.userOperators {
 		return global("the database defines operators; their functions are not analysed")
 	}
+	if cat.userCode != "" {
+		return global(cat.userCode)
+	}
 	plan, err := c.explain(ctx, sql)
 	if err != nil {
 		return global("PostgreSQL could not plan it: " + err.Error())
@@ -53,19 +56,22 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			// create-regclass-param).
 			reads.Add(Catalogs)
 		}
+		if systemColumn.MatchString(e) {
+			// xmax shows another transaction's row lock or uncommitted
+			// update, xmin and cmin the order transactions began (case
+			// names-xmax-row-lock).
+			return global("reads a system column (xmin, xmax, cmin, cmax) that shows other transactions")
+		}
+		orig := e
 		e = stripCasts(e)
+		calls := 0
 		for _, m := range funcCall.FindAllStringSubmatch(e, -1) {
 			name := strings.ToLower(m[1])
-			if name == "nextval" || strings.HasSuffix(name, ".nextval") {
-				seq := sequenceArg(e[strings.Index(e, m[0]):])
-				if seq == "" {
-					return global("nextval of a sequence the plan does not name")
+			if name == "nextval" || name == "pg_catalog.nextval" {
+				if cat.userNextval {
+					return global("calls nextval, and the database defines a function of that name")
 				}
-				q, err := c.resolveSequence(ctx, seq)
-				if err != nil {
-					return global("nextval of " + seq + ", which does not resolve")
-				}
-				writes.Add("sequence " + q)
+				calls++ // read from the expression as printed, below
 				continue
 			}
 			if syntaxFunctions[name] {
@@ -89,6 +95,26 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 				// may change it.
 				st.Opaque = err != nil || !builtin || strings.HasSuffix(name, "set_config")
 				return st
+			}
+		}
+		if calls > 0 {
+			// Each call's own argument, one sequence literal as the
+			// plan prints it ('name'::regclass, quotes kept): two calls
+			// in one expression name two sequences, and an argument
+			// computed at run time names none (cases
+			// names-nextval-two-in-one-expr, names-nextval-concat,
+			// names-nextval-quoted-name).
+			lits := nextvalArg.FindAllStringSubmatch(orig, -1)
+			if len(lits) != calls {
+				return global("nextval of a sequence the plan does not name")
+			}
+			for _, l := range lits {
+				seq := strings.ReplaceAll(l[1], "''", "'")
+				q, err := c.resolveSequence(ctx, seq)
+				if err != nil {
+					return global("nextval of " + seq + ", which does not resolve")
+				}
+				writes.Add("sequence " + q)
 			}
 		}
 	}
@@ -149,6 +175,9 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			// own table).
 			delete(keys, ch)
 			if cat.setDefault[[2]string{ch, w}] {
+				// SET DEFAULT runs the child's defaults: their
+				// sequences (case names-fk-set-default-sequence).
+				writes.Add(cat.sequences[ch]...)
 				// SET DEFAULT: the child's default value locks that row
 				// of the parent, which the statement does not name.
 				locks.Add(w)
@@ -257,19 +286,15 @@ func (c *Classifier) resolveSequence(ctx context.Context, name string) (string, 
 	return *q, nil
 }
 
-// sequenceArg reads the sequence of `nextval('name'::regclass)`.
-func sequenceArg(call string) string {
-	i := strings.Index(call, "('")
-	if i < 0 {
-		return ""
-	}
-	rest := call[i+2:]
-	j := strings.Index(rest, "'")
-	if j < 0 {
-		return ""
-	}
-	return strings.ReplaceAll(rest[:j], `"`, "")
-}
+var (
+	// nextvalArg is nextval('name'::regclass) as a plan prints it, or
+	// nextval('name') (an identity column's): one literal, quotes
+	// doubled inside. A user nextval(text) prints 'name'::text.
+	nextvalArg = regexp.MustCompile(`(?:^|[^A-Za-z0-9_$."])(?:pg_catalog\.)?nextval\('((?:[^']|'')*)'(?:::regclass)?\)`)
+	// systemColumn: a reference to xmin, xmax, cmin or cmax (no user
+	// column may have those names).
+	systemColumn = regexp.MustCompile(`(?:^|[^A-Za-z0-9_$"])(?:(?:[A-Za-z0-9_$]+|"[^"]+")\.)?(?:xmin|xmax|cmin|cmax)\b`)
+)
 
 // planKeys are the plan fields that hold expressions: everything a plan
 // node evaluates.
