@@ -35,7 +35,7 @@ func Cases() []Case {
 	ser := func(steps ...Step) []Step {
 		return append([]Step{q("BEGIN ISOLATION LEVEL SERIALIZABLE")}, steps...)
 	}
-	return []Case{
+	return append([]Case{
 		{Name: "lost-update", Setup: counter, Actors: [][]Step{
 			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = 1 WHERE id = 1")},
 			{q("SELECT n FROM counter WHERE id = 1"), q("UPDATE counter SET n = 1 WHERE id = 1")}}},
@@ -732,7 +732,7 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "create-serial", Setup: counter, Actors: [][]Step{
 			{q("CREATE TABLE made (id serial PRIMARY KEY, n int)"), keep("INSERT INTO made (n) VALUES (1) RETURNING id")},
 			{keep("SELECT nextval('made_id_seq')")}}},
-	}
+	}, protoCases()...)
 }
 
 // genRLSDoc is the generator's row-security schema (two roles, a table

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/pginterleave/interleave"
 )
 
@@ -43,6 +44,10 @@ type Step struct {
 	// Args are the statement's parameters ($1, ...), sent with the
 	// extended protocol.
 	Args []any
+	// Raw, instead of SQL: protocol messages sent as they are, then read
+	// up to ReadyForQuery (shapes pgx does not send: a Bind without its
+	// Execute, a named portal, a Parse the server refuses).
+	Raw []pgproto3.FrontendMessage
 }
 
 func q(sql string) Step      { return Step{SQL: sql} }
@@ -109,7 +114,7 @@ func runSteps(steps []Step) func(ctx context.Context, cs string) (any, error) {
 			out = out[:0]
 			err := func() error {
 				for _, s := range steps {
-					if s.SQL == "" {
+					if s.SQL == "" && s.Raw == nil {
 						continue
 					}
 					rows, err := runStep(ctx, c, s)
@@ -140,6 +145,9 @@ func runSteps(steps []Step) func(ctx context.Context, cs string) (any, error) {
 }
 
 func runStep(ctx context.Context, c *pgx.Conn, s Step) (string, error) {
+	if s.Raw != nil {
+		return runRaw(ctx, c, s.Raw)
+	}
 	if s.Simple {
 		results, err := c.PgConn().Exec(ctx, s.SQL).ReadAll()
 		if err != nil {
@@ -323,4 +331,46 @@ func ReducedOrders(ctx context.Context, c Case, opts interleave.Options) (int, e
 		return 0, fmt.Errorf("%s: %s: %s", c.Name, res.Outcome, res.Message)
 	}
 	return res.Summary.Attempted, nil
+}
+
+// runRaw sends msgs on c's connection and reads up to ReadyForQuery: the
+// rows, "suspended" for a PortalSuspended, and the first error.
+func runRaw(ctx context.Context, c *pgx.Conn, msgs []pgproto3.FrontendMessage) (string, error) {
+	pc := c.PgConn()
+	fe := pc.Frontend()
+	for _, m := range msgs {
+		fe.Send(m)
+	}
+	if err := fe.Flush(); err != nil {
+		return "", err
+	}
+	var parts []string
+	var first error
+	for {
+		m, err := pc.ReceiveMessage(ctx)
+		if err != nil {
+			return "", err
+		}
+		switch m := m.(type) {
+		case *pgproto3.DataRow:
+			var vals []string
+			for _, v := range m.Values {
+				vals = append(vals, string(v))
+			}
+			parts = append(parts, strings.Join(vals, ","))
+		case *pgproto3.PortalSuspended:
+			parts = append(parts, "suspended")
+		case *pgproto3.ErrorResponse:
+			if first == nil {
+				first = &pgconn.PgError{Code: m.Code}
+			}
+		case *pgproto3.ReadyForQuery:
+			return strings.Join(parts, ";"), first
+		}
+	}
+}
+
+// raw is one unit of msgs and a Sync; keep goes on after an error.
+func raw(keep bool, msgs ...pgproto3.FrontendMessage) Step {
+	return Step{Raw: append(msgs, &pgproto3.Sync{}), Keep: keep}
 }

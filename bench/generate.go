@@ -75,7 +75,7 @@ func Orders(c Case) uint64 {
 func ExecutingSteps(steps []Step) int {
 	n := 0
 	for _, s := range steps {
-		if s.SQL != "" {
+		if s.SQL != "" || s.Raw != nil {
 			n++
 		}
 	}

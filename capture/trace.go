@@ -98,14 +98,16 @@ type Message struct {
 	Statement *string          `json:"statement,omitempty"`
 	Portal    *string          `json:"portal,omitempty"`
 	Params    []artifact.Param `json:"params,omitempty"`
-	Target    string           `json:"target,omitempty"` // Describe, Close: statement or portal
-	Columns   []Column         `json:"columns,omitempty"`
-	Tag       string           `json:"tag,omitempty"`
-	Severity  string           `json:"severity,omitempty"`
-	SQLState  string           `json:"sqlstate,omitempty"`
-	Text      string           `json:"message,omitempty"`
-	Status    string           `json:"status,omitempty"` // ReadyForQuery: I, T or E
-	Detail    string           `json:"detail,omitempty"`
+	// ParamTypes: a Parse's declared parameter types (Detail names them).
+	ParamTypes []uint32 `json:"-"`
+	Target     string   `json:"target,omitempty"` // Describe, Close: statement or portal
+	Columns    []Column `json:"columns,omitempty"`
+	Tag        string   `json:"tag,omitempty"`
+	Severity   string   `json:"severity,omitempty"`
+	SQLState   string   `json:"sqlstate,omitempty"`
+	Text       string   `json:"message,omitempty"`
+	Status     string   `json:"status,omitempty"` // ReadyForQuery: I, T or E
+	Detail     string   `json:"detail,omitempty"`
 
 	Redacted    bool `json:"redacted,omitempty"`
 	Undecodable bool `json:"undecodable,omitempty"`

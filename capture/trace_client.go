@@ -262,6 +262,7 @@ func clientParse(m *Message, body []byte) error {
 	m.Type, m.SQL, m.Statement = "Parse", p.Query, strPtr(p.Name)
 	if len(p.ParameterOIDs) > 0 {
 		m.Detail = parameterTypes(p.ParameterOIDs)
+		m.ParamTypes = p.ParameterOIDs
 	}
 	return nil
 }

@@ -434,7 +434,15 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 		var last sched.UnitRef
 		hasLast := false
 		for _, u := range us {
-			d := st.Unit(u.Bytes)
+			d := st.UnitAfter(u.Bytes, u.SQLState != "")
+			if u.Prepare && d.Binds > 0 {
+				// A Bind takes its portal's snapshot (in READ COMMITTED
+				// too): what it sees is not followed without its Execute
+				// (case proto-bind-snapshot-rc).
+				out[u.Ref] = c.event(u, []footprint.Statement{{Kind: footprint.Global, Why: "a Bind without its Execute takes a snapshot"}}, false, held[u])
+				snaps[u.Ref] = c.snaps
+				continue
+			}
 			if u.Prepare {
 				// Parse and Bind analyse the statement with the
 				// transaction's snapshot: in REPEATABLE READ and
@@ -474,8 +482,38 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 			// with which statement is not followed, and such keys stay
 			// whole relations.
 			var param func(int) (string, bool)
-			if len(d.Executed) == 1 && len(d.Params) == 1 {
-				param = intParam(d.Params[0])
+			if len(d.Executed) == 1 && d.ExecParams[0] != nil && d.ExecIntTypes[0] {
+				// The parameters of the Bind that made the executed
+				// portal, and only when its statement declared no
+				// other type than an integer (cases proto-portal-param,
+				// proto-param-float8-key).
+				param = intParam(d.ExecParams[0])
+			}
+			if d.Binds > d.Executes {
+				// A portal bound and not executed here took its snapshot
+				// (proto-bind-snapshot-rc's kin).
+				stmts = append(stmts, footprint.Statement{Kind: footprint.Global, Why: "a Bind without its Execute takes a snapshot"})
+			}
+			for _, sql := range d.Parsed {
+				if slices.Contains(d.Executed, sql) {
+					continue
+				}
+				// Parsed here and not executed: the Parse takes a
+				// REPEATABLE READ block's snapshot and locks what it
+				// names, as a preparation unit does (case
+				// proto-parse-snapshot-in-executing-unit).
+				for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
+					if s.Kind == footprint.DML || s.Kind == footprint.Global {
+						var reads []string
+						if slices.Contains(s.Reads, footprint.Catalogs) {
+							reads = []string{footprint.Catalogs}
+						}
+						stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads})
+					}
+					c.prepared.Add(s.Reads...)
+					c.prepared.Add(s.Writes...)
+					c.prepared.Add(s.Locks...)
+				}
 			}
 			classify := func(sql string) {
 				parts, ok := footprint.Split(sql)

@@ -380,6 +380,19 @@ func setStatement(ts []token, w []string) Statement {
 			return global("SET TRANSACTION SNAPSHOT")
 		}
 		return Statement{Kind: Session, Isolation: isolationAfter(ts)}
+	case "transaction_isolation":
+		// The parameter behind SET TRANSACTION ISOLATION LEVEL (case
+		// proto-set-transaction-isolation); not understood, the
+		// strictest level.
+		lvl := "serializable"
+		for _, t := range ts[1:] {
+			if t.kind == tokString || t.kind == tokWord {
+				if l := normalIsolation(t.text); l != "" {
+					lvl = l
+				}
+			}
+		}
+		return Statement{Kind: Session, Isolation: lvl}
 	case "constraints":
 		return global("SET CONSTRAINTS moves constraint checks to commit")
 	case "default_transaction_isolation":
