@@ -716,6 +716,23 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "names-xmax-row-lock", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
 			{q("BEGIN"), q("SELECT v FROM t WHERE id = 1 FOR UPDATE"), q("COMMIT")},
 			{q("SELECT xmax::text <> '0' FROM t WHERE id = 1")}}},
+		// A seventh review of 4 December (partitions, triggers, checks):
+		// each of these lost a behaviour before its fix.
+		{Name: "part-key-function", Setup: `CREATE TABLE cfg (v int); INSERT INTO cfg VALUES (1);
+			CREATE FUNCTION route(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN x + (SELECT v FROM cfg); END $$;
+			CREATE TABLE pt (id int) PARTITION BY LIST (route(id));
+			CREATE TABLE pt1 PARTITION OF pt FOR VALUES IN (2); CREATE TABLE pt2 PARTITION OF pt FOR VALUES IN (11);`, Actors: [][]Step{
+			{q("INSERT INTO pt VALUES (1)")},
+			{q("UPDATE cfg SET v = 10")}}},
+		{Name: "part-check-nextval", Setup: "CREATE SEQUENCE s; CREATE TABLE t (id int, CHECK (nextval('s') > 0));", Actors: [][]Step{
+			{q("INSERT INTO t VALUES (1)")},
+			{q("SELECT nextval('s')")}}},
+		{Name: "part-check-advisory", Setup: "CREATE TABLE t (id int, CHECK (pg_try_advisory_xact_lock_shared(7)));", Actors: [][]Step{
+			{keep("INSERT INTO t VALUES (1)")},
+			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(7)"), q("COMMIT")}}},
+		{Name: "domain-check-nextval", Setup: "CREATE SEQUENCE s; CREATE DOMAIN d AS int CHECK (nextval('s') > 0); CREATE TABLE td (v d);", Actors: [][]Step{
+			{q("INSERT INTO td VALUES (1)")},
+			{q("SELECT nextval('s')")}}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},

@@ -53,6 +53,14 @@ type fkCol struct{ col, parent string }
 // function is what is known of the functions a name calls.
 type function struct{ safe, builtin bool }
 
+// checkFunctionSQL is true of a function p that a check constraint may
+// call and no plan shows: volatile (nextval, an advisory lock function,
+// random), or one that sees other sessions (observesOthers' names).
+// Built-in functions have no pg_depend rows (they are pinned), so checks
+// are read from their stored expressions (cases part-check-nextval,
+// part-check-advisory).
+const checkFunctionSQL = `p.provolatile = 'v' OR p.proname ~ '^(txid_|pg_current_|pg_stat_|pg_snapshot|pg_last_)' OR p.proname IN ('age', 'mxid_age') OR p.proname LIKE '%\_to\_xml%'`
+
 func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	if c.catalog != nil {
 		return c.catalog, nil
@@ -183,9 +191,15 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		    UNION ALL SELECT k.conrelid FROM pg_constraint k WHERE d.classid = 'pg_constraint'::regclass AND k.oid = d.objid
 		    UNION ALL SELECT i.indrelid FROM pg_index i WHERE d.classid = 'pg_class'::regclass AND i.indexrelid = d.objid
 		    UNION ALL SELECT pol.polrelid FROM pg_policy pol WHERE d.classid = 'pg_policy'::regclass AND pol.oid = d.objid
+		    UNION ALL SELECT pk.partrelid FROM pg_partitioned_table pk WHERE d.classid = 'pg_class'::regclass AND pk.partrelid = d.objid
 		  ) o ON true
 		  JOIN pg_class c ON c.oid = o.relid JOIN pg_namespace n ON n.oid = c.relnamespace
-		  WHERE (pn.nspname <> 'pg_catalog' OR p.provolatile = 'v') AND p.proname NOT IN ('nextval')`, func(r, why string) {
+		  WHERE (pn.nspname <> 'pg_catalog' OR p.provolatile = 'v') AND p.proname NOT IN ('nextval')
+		UNION ALL SELECT `+rel+`, 'calls a volatile function, or one that sees other sessions, in a check constraint'
+		  FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		  CROSS JOIN LATERAL regexp_matches(k.conbin::text, ':(?:op)?funcid (\d+)', 'g') m
+		  JOIN pg_proc p ON p.oid = m[1]::oid
+		  WHERE k.contype = 'c' AND (`+checkFunctionSQL+`)`, func(r, why string) {
 		if _, ok := cat.complex[r]; !ok {
 			cat.complex[r] = why
 		}
@@ -227,6 +241,9 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		    LEFT JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid
 		  WHERE (k.contypid <> 0 OR t.typtype = 'd') AND (n.nspname <> 'pg_catalog' OR p.provolatile = 'v'))
 		  THEN 'the database has a domain whose check or default calls a user or volatile function'
+		WHEN EXISTS (SELECT 1 FROM pg_constraint k CROSS JOIN LATERAL regexp_matches(k.conbin::text, ':(?:op)?funcid (\d+)', 'g') m
+		    JOIN pg_proc p ON p.oid = m[1]::oid WHERE k.contypid <> 0 AND (`+checkFunctionSQL+`))
+		  THEN 'the database has a domain whose check calls a volatile function, or one that sees other sessions'
 		ELSE '' END,
 		EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'nextval' AND n.nspname <> 'pg_catalog')`).Scan(&cat.userCode, &cat.userNextval); err != nil {
 		return nil, err
