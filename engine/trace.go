@@ -453,24 +453,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				// (session, BEGIN, COMMIT, ROLLBACK) does not.
 				var stmts []footprint.Statement
 				for _, sql := range d.SQL {
-					for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
-						if s.Kind == footprint.DML || s.Kind == footprint.Global {
-							// Parse binds the names it reads to relations:
-							// what the catalogs hold then matters (a table
-							// created later that would shadow one it names
-							// is not seen by the prepared statement).
-							var reads []string
-							if slices.Contains(s.Reads, footprint.Catalogs) {
-								reads = []string{footprint.Catalogs}
-							}
-							stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads})
-						}
-						// Planning a statement locks what it names until
-						// the transaction ends, run or not.
-						c.prepared.Add(s.Reads...)
-						c.prepared.Add(s.Writes...)
-						c.prepared.Add(s.Locks...)
-					}
+					stmts = append(stmts, c.preparation(ctx, cls, sql)...)
 				}
 				out[u.Ref] = c.event(u, stmts, false, held[u])
 				snaps[u.Ref] = c.snaps
@@ -502,18 +485,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				// REPEATABLE READ block's snapshot and locks what it
 				// names, as a preparation unit does (case
 				// proto-parse-snapshot-in-executing-unit).
-				for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
-					if s.Kind == footprint.DML || s.Kind == footprint.Global {
-						var reads []string
-						if slices.Contains(s.Reads, footprint.Catalogs) {
-							reads = []string{footprint.Catalogs}
-						}
-						stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads})
-					}
-					c.prepared.Add(s.Reads...)
-					c.prepared.Add(s.Writes...)
-					c.prepared.Add(s.Locks...)
-				}
+				stmts = append(stmts, c.preparation(ctx, cls, sql)...)
 			}
 			classify := func(sql string) {
 				parts, ok := footprint.Split(sql)
@@ -860,6 +832,34 @@ func (c *connTx) end(commit bool, ended *txSets) {
 	}
 	c.pending, c.open, c.implicit = nil, false, false
 	c.prepared = footprint.Set{}
+}
+
+// preparation is what parsing sql (without running it) does in the
+// connection's state: a statement that takes the transaction's snapshot
+// (anything but a utility command) and reads the catalogs when sql would,
+// and the locks planning takes, held to the transaction's end
+// (c.prepared).
+func (c *connTx) preparation(ctx context.Context, cls *footprint.Classifier, sql string) []footprint.Statement {
+	var stmts []footprint.Statement
+	for _, s := range cls.ClassifyIn(ctx, c.tx.State(), sql) {
+		if s.Kind == footprint.DML || s.Kind == footprint.Global {
+			// Parse binds the names it reads to relations: what the
+			// catalogs hold then matters (a table created later that
+			// would shadow one it names is not seen by the prepared
+			// statement).
+			var reads []string
+			if slices.Contains(s.Reads, footprint.Catalogs) {
+				reads = []string{footprint.Catalogs}
+			}
+			stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads})
+		}
+		// Planning a statement locks what it names until the
+		// transaction ends, run or not.
+		c.prepared.Add(s.Reads...)
+		c.prepared.Add(s.Writes...)
+		c.prepared.Add(s.Locks...)
+	}
+	return stmts
 }
 
 // releaseSoFar adds to ended what ending the open transaction now would
