@@ -95,8 +95,12 @@ INSERT INTO checking VALUES (1, 100); INSERT INTO savings VALUES (1, 100)`)
 	if res.Outcome == interleave.OutcomeViolation || res.Outcome == interleave.OutcomeHarnessError {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 	}
-	if s.Diverged != 0 {
-		t.Fatalf("%d of %d attempts could not follow their plan (first: %s): the safe-snapshot wait was not taken for a wait", s.Diverged, s.Attempted, s.FirstDivergence)
+	// A deadlock between the transfers whose timer ended out of the
+	// victim order is timing (the attempt runs again with longer
+	// timeouts: engine/victims.go), not the wait this test is about; a
+	// loaded machine makes it happen.
+	if d := s.Diverged - s.WrongVictims; d != 0 {
+		t.Fatalf("%d of %d attempts could not follow their plan, %d of them for a deadlock's victim (first: %s): the safe-snapshot wait was not taken for a wait", s.Diverged, s.Attempted, s.WrongVictims, s.FirstDivergence)
 	}
 	// With two workers the other attempt's transfers hold up this one's
 	// report sooner or later (in 15 of 81 attempts before the fix); the
@@ -107,5 +111,5 @@ INSERT INTO checking VALUES (1, 100); INSERT INTO savings VALUES (1, 100)`)
 	if s.Attempted < 10 {
 		t.Fatalf("only %d attempts: the test explores too little to mean anything", s.Attempted)
 	}
-	t.Logf("%s after %d attempts, %d diverged, %d inconclusive", res.Outcome, s.Attempted, s.Diverged, s.Inconclusive)
+	t.Logf("%s after %d attempts, %d diverged (%d for a deadlock's victim), %d inconclusive", res.Outcome, s.Attempted, s.Diverged, s.WrongVictims, s.Inconclusive)
 }

@@ -157,7 +157,7 @@ func (e *env) explore(ctx context.Context, sc *Scenario) (*Result, error) {
 			// The victim was not the planned one: the attempt is not the
 			// plan's, and runs again with longer deadlock timeouts.
 			rep.Diverged, rep.Failed, rep.Inconclusive = true, false, false
-			rep.DivergedAt = r.WrongVictim
+			rep.DivergedAt, rep.WrongVictim = r.WrongVictim, true
 			rep.Deadlocks = nil
 		case r.Outcome == OutcomeHarnessError:
 			rep.Stop = errors.New(r.Message)

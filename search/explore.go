@@ -394,6 +394,9 @@ func (e *explorer) record(n *node, seq int, rep Report) {
 		return
 	case rep.Diverged:
 		s.Diverged++
+		if rep.WrongVictim {
+			s.WrongVictims++
+		}
 		if s.FirstDivergence == "" {
 			s.FirstDivergence = rep.DivergedAt
 		}

@@ -24,8 +24,11 @@ type Report struct {
 	// reduction is off or the attempt could not be analysed (every
 	// alternative is then explored).
 	Trace *Trace
-	// DivergedAt says where a plan could not be followed.
-	DivergedAt string
+	// DivergedAt says where a plan could not be followed; WrongVictim,
+	// that it was a deadlock that aborted another actor than the plan's
+	// victim (a deadlock timer that ended out of order: timing).
+	DivergedAt  string
+	WrongVictim bool
 	// reruns is how many times the plan ran again after diverging
 	// (filled in by the explorer).
 	reruns int
@@ -148,12 +151,15 @@ const (
 
 // Summary describes a finished search.
 type Summary struct {
-	Strategy      Strategy
-	Attempted     int
-	Completed     int // judged: passed or failed
-	Failures      int
-	Inconclusive  int
-	Diverged      int
+	Strategy     Strategy
+	Attempted    int
+	Completed    int // judged: passed or failed
+	Failures     int
+	Inconclusive int
+	Diverged     int
+	// WrongVictims counts, of Diverged, the attempts whose deadlock
+	// aborted another victim than the plan's (Report.WrongVictim).
+	WrongVictims  int
 	Duplicates    int // plans that produced an already-seen schedule
 	Pending       int // plans left in the frontier
 	PrunedByDepth int // children not queued because of MaxDepth
