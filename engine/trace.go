@@ -798,16 +798,8 @@ func (c *connTx) end(commit bool, ended *txSets) {
 	if !c.open {
 		return
 	}
-	if ended.reads == nil {
-		ended.reads, ended.writes, ended.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
-	}
-	ended.any = true
+	c.releaseSoFar(ended)
 	ended.committed = ended.committed || commit
-	ended.global = ended.global || c.global
-	ended.serializable = ended.serializable || c.serializable()
-	ended.reads.Add(c.reads.Sorted()...)
-	ended.writes.Add(c.writes.Sorted()...)
-	ended.locks.Add(c.locks.Sorted()...)
 	if !c.global && !c.corrected && c.level == "repeatable read" {
 		if c.done == nil {
 			c.done = map[int]txNames{}

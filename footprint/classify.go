@@ -243,13 +243,14 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 	return global(strings.ToUpper(strings.Join(w[:min(len(w), 2)], " ")) + " is not classified")
 }
 
-// unprintedKeywords may stand before a parenthesis without being a call.
+// unprintedKeywords may stand before a parenthesis without being a call
+// (besides syntaxFunctions: COALESCE, ROW, IN ...).
 var unprintedKeywords = map[string]bool{
-	"values": true, "in": true, "exists": true, "any": true, "all": true, "some": true, "array": true, "row": true,
+	"values": true, "some": true,
 	"not": true, "and": true, "or": true, "as": true, "on": true, "using": true, "set": true, "select": true,
 	"from": true, "where": true, "returning": true, "then": true, "else": true, "when": true, "with": true,
 	"insert": true, "update": true, "delete": true, "into": true, "do": true, "by": true, "is": true,
-	"coalesce": true, "nullif": true, "greatest": true, "least": true, "case": true, "filter": true, "over": true,
+	"case": true, "filter": true, "over": true,
 }
 
 // unprintedCalls checks the parts of a statement EXPLAIN does not print:
@@ -264,7 +265,7 @@ func (c *Classifier) unprintedCalls(ctx context.Context, ts []token) string {
 	for i := 0; i+1 < len(ts); i++ {
 		if ts[i].kind == tokWord && ts[i+1].kind == tokWord &&
 			((ts[i].text == "do" && ts[i+1].text == "update") || (ts[i].text == "when" && (ts[i+1].text == "matched" || ts[i+1].text == "not"))) {
-			if from < 0 && (ts[i].text == "do" && hasSeq(ts, "on", "conflict") || ts[i].text == "when" && hasWord(ts, "merge")) {
+			if from < 0 && (ts[i].text == "do" && hasSeq(ts, "on", "conflict") || ts[i].text == "when" && hasSeq(ts, "merge")) {
 				from = i
 			}
 		}
@@ -278,7 +279,7 @@ func (c *Classifier) unprintedCalls(ctx context.Context, ts []token) string {
 			continue
 		}
 		name := t.text
-		if t.kind == tokWord && unprintedKeywords[name] {
+		if t.kind == tokWord && (unprintedKeywords[name] || syntaxFunctions[name]) {
 			continue
 		}
 		if i >= 2 && ts[i-1].kind == tokPunct && ts[i-1].text == "." && (ts[i-2].kind == tokWord || ts[i-2].kind == tokQuoted) {
@@ -294,16 +295,6 @@ func (c *Classifier) unprintedCalls(ctx context.Context, ts []token) string {
 		}
 	}
 	return ""
-}
-
-// hasWord reports whether the word w appears anywhere in ts.
-func hasWord(ts []token, w string) bool {
-	for _, t := range ts {
-		if t.kind == tokWord && t.text == w {
-			return true
-		}
-	}
-	return false
 }
 
 // namesOf is words, with quoted names lower-cased too (a parameter's
