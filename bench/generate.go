@@ -41,8 +41,10 @@ func GenerateBounded(seed int64, bound int) (Case, []string) {
 	// And the deadlock module and the chained or aborted transaction
 	// ends from a fourth.
 	side3 := rand.New(rand.NewPCG(uint64(seed), 0xbf58476d1ce4e5b9))
+	// And the unique-keys and relation-locks modules from a fifth.
+	side4 := rand.New(rand.NewPCG(uint64(seed), 0x2545f4914f6cdd1d))
 	for {
-		g := &generator{r: r, side: side, side2: side2, side3: side3, tags: map[string]bool{}}
+		g := &generator{r: r, side: side, side2: side2, side3: side3, side4: side4, tags: map[string]bool{}}
 		c := g.build()
 		c.Name = "gen-" + strconv.FormatInt(seed, 10)
 		if Orders(c) <= uint64(bound) {
@@ -104,13 +106,15 @@ type genModule struct {
 }
 
 type generator struct {
-	r     *rand.Rand
-	side  *rand.Rand // modCreateTable's and modForeignKeyRows' draws
-	side2 *rand.Rand // modConstraints' draw
-	side3 *rand.Rand // modDeadlock's draws and the chained or aborted transaction ends
-	mods  []*genModule
-	tags  map[string]bool
-	dbIso string
+	r      *rand.Rand
+	side   *rand.Rand // modCreateTable's and modForeignKeyRows' draws
+	side2  *rand.Rand // modConstraints' draw
+	side3  *rand.Rand // modDeadlock's draws and the chained or aborted transaction ends
+	side4  *rand.Rand // modUnique's and modRelationLocks' draws
+	nSide4 int        // how many of g.mods, at its end, side4 drew
+	mods   []*genModule
+	tags   map[string]bool
+	dbIso  string
 }
 
 const (
@@ -190,6 +194,16 @@ func (g *generator) build() Case {
 	}
 	if g.side3.Float64() < 0.12 {
 		g.mods = append(g.mods, g.modTraps())
+	}
+	// Appended after every module the main stream's focus rule looks at
+	// (actorOnce), which finds them by name.
+	if g.side4.Float64() < 0.12 {
+		g.mods = append(g.mods, g.modUnique())
+		g.nSide4++
+	}
+	if g.side4.Float64() < 0.10 {
+		g.mods = append(g.mods, g.modRelationLocks())
+		g.nSide4++
 	}
 	var setup []string
 	roles := false
@@ -376,8 +390,11 @@ func (g *generator) actorOnce(a, nActors int) []Step {
 	if len(g.mods) > 1 && g.chance(0.4) {
 		ac.focus = g.mods[g.r.IntN(len(g.mods))]
 	}
-	if last := g.mods[len(g.mods)-1]; (last.name == "deadlock" || last.name == "traps") && g.side3.Float64() < 0.6 {
+	if last := g.mods[len(g.mods)-1-g.nSide4]; (last.name == "deadlock" || last.name == "traps") && g.side3.Float64() < 0.6 {
 		ac.focus = last // most actors meet on its rows
+	}
+	if g.nSide4 > 0 && g.side4.Float64() < 0.6 {
+		ac.focus = g.mods[len(g.mods)-1-g.side4.IntN(g.nSide4)]
 	}
 	n := 2 + g.r.IntN(5)
 	if nActors == 3 {
@@ -1070,6 +1087,97 @@ INSERT INTO tag VALUES (1, 0);`}
 		{sql: "UPDATE tag SET k = k + 1 RETURNING k", fail: true, tags: d},
 		{sql: "UPDATE tag SET v = v + {a} WHERE k = 1 RETURNING v", tags: d},
 		{sql: "SELECT count(*), sum(v) FROM tag", tags: d},
+	}
+	return m
+}
+
+// modUnique: writes of different keys that meet anyway: a unique column
+// beside the primary key (an insert waits for another's uncommitted
+// insert of the same value, then fails or not), ON CONFLICT on a
+// constraint, on an expression index and on a partial unique index, a
+// compound key, a delete and an insert of the same key, MERGE, and keyed
+// updates of several rows through a data-modifying CTE. Drawn from side4.
+func (g *generator) modUnique() *genModule {
+	g.tag("unique-keys")
+	m := &genModule{name: "unique", setup: `CREATE TABLE usr (id int PRIMARY KEY, email text NOT NULL UNIQUE, n int NOT NULL DEFAULT 0);
+INSERT INTO usr VALUES (1, 'a', 0), (2, 'b', 0);
+CREATE TABLE booking (day int, room int, who int NOT NULL, PRIMARY KEY (day, room));
+INSERT INTO booking VALUES (1, 1, 0);
+CREATE TABLE tok (id int PRIMARY KEY, code int NOT NULL, live bool NOT NULL DEFAULT true);
+CREATE UNIQUE INDEX tok_live ON tok (code) WHERE live;
+INSERT INTO tok VALUES (1, 7, true);
+CREATE TABLE nm (id int PRIMARY KEY, name text NOT NULL);
+CREATE UNIQUE INDEX nm_lower ON nm (lower(name));
+INSERT INTO nm VALUES (1, 'Ann');`}
+	u := []string{"unique-keys"}
+	m.ops = []genOp{
+		{sql: "INSERT INTO usr (id, email) VALUES (1{a}, 'x') RETURNING id", fail: true, tags: u},
+		{sql: "INSERT INTO usr (id, email) VALUES (2{a}, 'x') ON CONFLICT DO NOTHING RETURNING id", fail: true, tags: u},
+		{sql: "INSERT INTO usr (id, email) VALUES (3, 'y{a}') ON CONFLICT (id) DO UPDATE SET n = usr.n + {a} RETURNING n", fail: true, tags: u},
+		{sql: "INSERT INTO usr (id, email) VALUES (4{a}, 'a') ON CONFLICT (email) DO UPDATE SET n = usr.n + {a} RETURNING id, n", fail: true, tags: u},
+		{sql: "UPDATE usr SET email = 'x' WHERE id = 2 RETURNING id", fail: true, tags: u},
+		{sql: "UPDATE usr SET email = 'a{a}' WHERE id = 1 RETURNING email", fail: true, tags: u},
+		{sql: "DELETE FROM usr WHERE id = 1 RETURNING email", tags: u},
+		{sql: "SELECT id FROM usr WHERE email = 'x'", tags: u},
+		{sql: "SELECT n, email FROM usr WHERE id = 1", tags: u},
+		{sql: "SELECT count(*), sum(n) FROM usr", tags: u},
+		{sql: "WITH w AS (UPDATE usr SET n = n + {a} WHERE id IN (1, 2) RETURNING n) SELECT count(*), sum(n) FROM w", tags: u},
+		{sql: "WITH w AS (UPDATE usr SET n = n * 2 WHERE id = ANY('{2,3}'::int[]) RETURNING n) SELECT count(*), sum(n) FROM w", tags: u},
+		{sql: "DELETE FROM usr WHERE id = 2; INSERT INTO usr (id, email) VALUES (2, 'b{a}')", fail: true, tags: u},
+		{sql: "MERGE INTO usr t USING (VALUES (5, 'x')) v(id, email) ON t.id = v.id WHEN MATCHED THEN UPDATE SET n = t.n + 1 WHEN NOT MATCHED THEN INSERT (id, email) VALUES (v.id, v.email)", fail: true, tags: u},
+		{sql: "INSERT INTO booking VALUES (1, 2, {a}) ON CONFLICT DO NOTHING RETURNING who", tags: u},
+		{sql: "INSERT INTO booking VALUES (1, 1, {a}) ON CONFLICT (day, room) DO UPDATE SET who = booking.who + {a} WHERE booking.who < 3 RETURNING who", tags: u},
+		{sql: "UPDATE booking SET who = {a} WHERE day = 1 AND room = 1 RETURNING who", tags: u},
+		{sql: "DELETE FROM booking WHERE (day, room) = (1, 1) RETURNING who", tags: u},
+		{sql: "SELECT string_agg(who::text, ',' ORDER BY room) FROM booking WHERE day = 1", tags: u},
+		{sql: "MERGE INTO booking s USING (SELECT 1 AS day, 2 AS room) v ON s.day = v.day AND s.room = v.room WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (1, 2, {a})", fail: true, tags: u},
+		{sql: "INSERT INTO tok VALUES (2{a}, 7) RETURNING id", fail: true, tags: u},
+		{sql: "UPDATE tok SET live = false WHERE id = 1 RETURNING code", tags: u},
+		{sql: "UPDATE tok SET code = 8 WHERE id = 1 RETURNING code", fail: true, tags: u},
+		{sql: "SELECT count(*) FROM tok WHERE code = 7 AND live", tags: u},
+		{sql: "INSERT INTO nm VALUES (2{a}, 'ANN') RETURNING id", fail: true, tags: u},
+		{sql: "INSERT INTO nm VALUES (3{a}, 'bo') ON CONFLICT (lower(name)) DO NOTHING RETURNING id", tags: u},
+		{sql: "UPDATE nm SET name = 'Bo' WHERE id = 1 RETURNING name", fail: true, tags: u},
+		{sql: "SELECT count(*) FROM nm WHERE lower(name) = 'bo'", tags: u},
+	}
+	return m
+}
+
+// modRelationLocks: locks on whole tables and what takes them: LOCK TABLE
+// in several modes (NOWAIT too), TRUNCATE (which a REPEATABLE READ
+// snapshot taken before it does not see), ALTER TABLE, CREATE INDEX,
+// REFRESH MATERIALIZED VIEW, a lock taken FOR SHARE then upgraded, SKIP
+// LOCKED, and a data-modifying CTE that moves a row between tables. Drawn
+// from side4.
+func (g *generator) modRelationLocks() *genModule {
+	g.tag("relation-locks")
+	m := &genModule{name: "relation-locks", setup: `CREATE TABLE led (id int PRIMARY KEY, amt int NOT NULL);
+INSERT INTO led VALUES (1, 5), (2, 5);
+CREATE TABLE aux (id int PRIMARY KEY, v int NOT NULL);
+INSERT INTO aux VALUES (1, 0);
+CREATE MATERIALIZED VIEW led_sum AS SELECT sum(amt) AS s FROM led;`}
+	l := []string{"relation-locks"}
+	m.ops = []genOp{
+		{sql: "LOCK TABLE led IN SHARE MODE", tx: true, tags: l},
+		{sql: "LOCK TABLE led IN SHARE ROW EXCLUSIVE MODE", tx: true, tags: l},
+		{sql: "LOCK TABLE led IN EXCLUSIVE MODE NOWAIT", tx: true, fail: true, tags: l},
+		{sql: "LOCK TABLE aux IN ACCESS EXCLUSIVE MODE", tx: true, tags: l},
+		{sql: "TRUNCATE aux", tags: l},
+		{sql: "INSERT INTO aux VALUES (1{a}, {a}) RETURNING id", fail: true, tags: l},
+		{sql: "SELECT count(*), coalesce(sum(v), 0) FROM aux", tags: l},
+		{sql: "UPDATE led SET amt = amt + {a} WHERE id = 1 RETURNING amt", tags: l},
+		{sql: "SELECT amt FROM led WHERE id = 2", tags: l},
+		{sql: "SELECT sum(amt) FROM led", tags: l},
+		{sql: "SELECT amt FROM led WHERE id = 1 FOR SHARE", tags: l},
+		{sql: "UPDATE led SET amt = amt - 1 WHERE id = 1 RETURNING amt", tags: l},
+		{sql: "SELECT amt FROM led WHERE id = 1 FOR UPDATE NOWAIT", fail: true, tags: l},
+		{sql: "SELECT id FROM led ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED", tags: l},
+		{sql: "ALTER TABLE aux ADD COLUMN IF NOT EXISTS w int", fail: true, tags: l},
+		{sql: "ALTER TABLE led ADD CONSTRAINT led_pos CHECK (amt > 0) NOT VALID", fail: true, tags: l},
+		{sql: "CREATE INDEX IF NOT EXISTS led_amt ON led (amt)", fail: true, tags: l},
+		{sql: "REFRESH MATERIALIZED VIEW led_sum", fail: true, tags: l},
+		{sql: "SELECT s FROM led_sum", tags: l},
+		{sql: "WITH d AS (DELETE FROM aux WHERE id = 1 RETURNING v) INSERT INTO led SELECT 3{a}, v FROM d RETURNING id", fail: true, tags: l},
 	}
 	return m
 }

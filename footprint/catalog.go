@@ -31,8 +31,9 @@ type catalog struct {
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
 	// keys: tables whose rows a statement may name by key (rowkey.go),
-	// and the key column as EXPLAIN prints it.
-	keys map[string]string
+	// and the key column as EXPLAIN prints it; keyNames: the same
+	// column's name as the catalog has it (setsColumn).
+	keys, keyNames map[string]string
 	// fkCols: a table's single-column foreign keys, by the referencing
 	// column as EXPLAIN would print it (insertParentKeys).
 	fkCols map[string][]fkCol
@@ -66,7 +67,7 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		return c.catalog, nil
 	}
 	cat := &catalog{family: map[string][]string{}, parents: map[string][]string{}, children: map[string][]string{},
-		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]function{}, seqs: map[string]bool{}, keys: map[string]string{}}
+		sequences: map[string][]string{}, complex: map[string]string{}, functions: map[string]function{}, seqs: map[string]bool{}, keys: map[string]string{}, keyNames: map[string]string{}}
 	pairs := func(q string, f func(a, b string)) error {
 		rows, err := c.conn.Query(ctx, q)
 		if err != nil {

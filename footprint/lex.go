@@ -82,6 +82,21 @@ func lex(sql string) (stmts [][]token, ok bool) {
 			}
 			cur = append(cur, token{tokString, sql[i:j], depth})
 			i = j
+		case (c == 'U' || c == 'u') && i+2 < len(sql) && sql[i+1] == '&' && (sql[i+2] == '"' || sql[i+2] == '\''):
+			// U&"..." and U&'...' (Unicode escapes, perhaps with UESCAPE):
+			// not decoded. The identifier's text is one no name equals
+			// (unicodeIdent), so whatever compares names knows nothing.
+			q := sql[i+2]
+			j, good := endQuote(sql, i+3, q, false)
+			if !good {
+				return nil, false
+			}
+			if q == '\'' {
+				cur = append(cur, token{tokString, sql[i:j], depth})
+			} else {
+				cur = append(cur, token{tokQuoted, unicodeIdent + sql[i:j], depth})
+			}
+			i = j
 		case c == '"':
 			j, good := endQuote(sql, i+1, '"', false)
 			if !good {
@@ -138,7 +153,7 @@ func lex(sql string) (stmts [][]token, ok bool) {
 					}
 					j += s2
 				}
-				cur = append(cur, token{tokWord, strings.ToLower(sql[i:j]), depth})
+				cur = append(cur, token{tokWord, asciiLower(sql[i:j]), depth})
 				i = j
 				continue
 			}
@@ -191,6 +206,22 @@ func dollarTagEnd(s string, i int) int {
 		return j + 1
 	}
 	return 0
+}
+
+// unicodeIdent starts the text of a U&"..." identifier, which lex does
+// not decode: no catalog name starts with a NUL byte.
+const unicodeIdent = "\x00U&"
+
+// asciiLower folds an unquoted identifier as PostgreSQL does in UTF-8:
+// A to Z only (downcase_identifier), so that "ИД" stays as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func isIdentStart(r rune) bool { return r == '_' || unicode.IsLetter(r) || r >= 0x80 }

@@ -42,7 +42,7 @@ func SplitName(name string) (rel, key string) {
 // key, and the key column as EXPLAIN prints it.
 func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
 	rows, err := c.conn.Query(ctx, `
-		SELECT format('%s.%s', n.nspname, c.relname), quote_ident(a.attname)
+		SELECT format('%s.%s', n.nspname, c.relname), quote_ident(a.attname), a.attname
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
 		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
@@ -51,7 +51,7 @@ func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
 		    AND NOT (t.tgisinternal AND t.tgfoid IN (SELECT p.oid FROM pg_proc p WHERE p.proname LIKE 'RI\_FKey\_%')))
 		  AND NOT c.relhasrules AND NOT c.relrowsecurity AND i.indimmediate
 		  AND i.indnkeyatts = 1 AND i.indnatts = 1 AND i.indexprs IS NULL AND i.indpred IS NULL
-		  AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+		  AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) AND a.attgenerated = ''
 		  AND NOT EXISTS (SELECT 1 FROM pg_index o WHERE o.indrelid = c.oid AND NOT o.indisprimary AND (o.indisunique OR o.indisexclusion))
 		  AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid OR h.inhparent = c.oid)`)
 	if err != nil {
@@ -59,11 +59,12 @@ func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var rel, col string
-		if err := rows.Scan(&rel, &col); err != nil {
+		var rel, col, raw string
+		if err := rows.Scan(&rel, &col, &raw); err != nil {
 			return err
 		}
 		cat.keys[rel] = col
+		cat.keyNames[rel] = raw
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -181,7 +182,7 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 		default:
 			continue
 		}
-		if ops[rel] == "Update" && (setsColumn(ts, col) || !updatesTableItself(cat, ts, rel)) {
+		if ops[rel] == "Update" && (setsColumn(ts, cat.keyNames[rel]) || !updatesTableItself(cat, ts, rel)) {
 			continue
 		}
 		tmpl := keyOf(ss[0], col)
@@ -311,14 +312,9 @@ func quoteIdent(s string) string {
 }
 
 // setsColumn reports whether an UPDATE's SET list (the tokens between SET
-// and the next FROM, WHERE or RETURNING at its depth) names col, as
-// EXPLAIN prints it.
-func setsColumn(ts []token, col string) bool {
-	name := col
-	quoted := strings.HasPrefix(col, `"`)
-	if quoted {
-		name = strings.ReplaceAll(col[1:len(col)-1], `""`, `"`)
-	}
+// and the next FROM, WHERE or RETURNING at its depth) may name the column
+// called name in the catalog.
+func setsColumn(ts []token, name string) bool {
 	in := false
 	depth := 0
 	for _, t := range ts {
@@ -332,10 +328,12 @@ func setsColumn(ts []token, col string) bool {
 			in = false
 			continue
 		}
-		if t.kind == tokWord && !quoted && t.text == name {
+		// A bare word is folded as PostgreSQL folds it (lex), a quoted
+		// one is exact, and a U& identifier may be anything.
+		if (t.kind == tokWord || t.kind == tokQuoted) && t.text == name {
 			return true
 		}
-		if t.kind == tokQuoted && t.text == name {
+		if t.kind == tokQuoted && strings.HasPrefix(t.text, unicodeIdent) {
 			return true
 		}
 		// DEFAULT in a SET list may call a sequence; a key named any other
