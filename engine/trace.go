@@ -185,8 +185,52 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		}
 		waiting = kept
 	}
+	observePlacement(tr)
 	return tr
 }
+
+// observePlacement makes the keyed writes of a relation dependent on one
+// another where the attempt has a statement that may see the order they
+// ran in. A keyed UPDATE or INSERT puts its new tuple where the heap has
+// room, often after every tuple before it, so two of them on different
+// rows leave the rows in the order they ran; a scan of the relation
+// returns them in that order (a SELECT without ORDER BY, LIMIT 1 FOR
+// UPDATE SKIP LOCKED, string_agg without ORDER BY, an UPDATE's
+// RETURNING: case keys-scan-order). Such a statement reads, locks or
+// writes the relation as a whole, or is global; the writes then also
+// write the row placementKey of the relation, which only they write.
+// Without such a statement the order of keyed writes is seen by nothing
+// (a row read by its key is one row; ctid makes a statement global).
+func observePlacement(tr *search.Trace) {
+	observed := map[string]bool{}
+	all := false
+	for _, e := range tr.Events {
+		all = all || e.Global
+		for _, set := range [][]string{e.Reads, e.Locks, e.Writes, e.TxReads, e.TxWrites, e.TxLocks} {
+			for _, n := range set {
+				if rel, key := footprint.SplitName(n); key == "" {
+					observed[rel] = true
+				}
+			}
+		}
+	}
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		var add []string
+		for _, n := range e.Writes {
+			if rel, key := footprint.SplitName(n); key != "" && key != placementKey && (all || observed[rel]) {
+				add = append(add, footprint.RowName(rel, placementKey))
+			}
+		}
+		if len(add) > 0 {
+			e.Writes = union(e.Writes, add)
+		}
+	}
+}
+
+// placementKey is the row name (footprint.RowName) that stands for the
+// order of a relation's tuples: no integer key is spelled so.
+const placementKey = "#order"
 
 // pendingEnd is the end of a wait, not yet placed among the events.
 type pendingEnd struct {

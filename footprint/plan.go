@@ -26,6 +26,15 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	if cat.userCode != "" {
 		return global(cat.userCode)
 	}
+	for _, t := range ts {
+		if (t.kind == tokWord || t.kind == tokQuoted) && t.text == "ctid" {
+			// Where the order of writes put a row (case
+			// keys-physical-order). Plans print ctid where PostgreSQL
+			// finds the rows an UPDATE or DELETE changes, so the text
+			// is asked, not the plan: no user column may be called so.
+			return global("reads ctid, which shows the order rows were written in")
+		}
+	}
 	plan, err := c.explain(ctx, sql)
 	if err != nil {
 		return global("PostgreSQL could not plan it: " + err.Error())
