@@ -1,7 +1,7 @@
 package capture
 
 import (
-	"strings"
+	"regexp"
 
 	"github.com/pginterleave/interleave/artifact"
 )
@@ -135,17 +135,19 @@ func (st *Statements) UnitAfter(b []byte, failed bool) Unit {
 }
 
 // sqlPrepare: SQL's PREPARE, DEALLOCATE and DISCARD change the names the
-// protocol's statements live under; after one, no name is known.
+// protocol's statements live under; after one, no name is known. The
+// words are looked for anywhere in the text, so that a comment before
+// them (sqlcommenter's tags: case sess-sql-reprepare-commented) or a
+// string holding them only costs names.
 func (st *Statements) sqlPrepare(sql string) {
-	for _, part := range strings.Split(strings.ToLower(sql), ";") {
-		if f := strings.Fields(part); len(f) > 0 && (f[0] == "prepare" || f[0] == "deallocate" || f[0] == "discard") {
-			for k := range st.named {
-				st.named[k] = ""
-			}
-			return
+	if sqlNameWord.MatchString(sql) {
+		for k := range st.named {
+			st.named[k] = ""
 		}
 	}
 }
+
+var sqlNameWord = regexp.MustCompile(`(?i)(?:^|[^a-z0-9_$])(?:prepare|deallocate|discard)(?:$|[^a-z0-9_$])`)
 
 // intTypes: declared parameter types that are unspecified (0) or integers
 // (int8, int2, int4).

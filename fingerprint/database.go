@@ -160,7 +160,19 @@ UNION ALL
 SELECT format('conrel %I.%I %I.%I', cn.nspname, co.conname, n.nspname, c.relname)
   FROM pg_constraint co JOIN pg_namespace cn ON cn.oid = co.connamespace
   JOIN pg_class c ON c.oid = co.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+UNION ALL
+SELECT format('inherits %I.%I %I.%I %s', cn.nspname, c.relname, pn.nspname, p.relname, coalesce(pg_get_expr(c.relpartbound, c.oid), ''))
+  FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+  JOIN pg_class p ON p.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = p.relnamespace
+UNION ALL
+SELECT format('funcattr %s %s %s %s %s %s %s', p.oid::regprocedure, p.provolatile, p.prosecdef, p.proisstrict, p.proconfig, p.prolang, md5(p.prosrc))
+  FROM pg_proc p WHERE p.oid >= 16384
+UNION ALL
+SELECT format('trigger %s %s %s', t.tgrelid::regclass, t.tgname, t.tgenabled) FROM pg_trigger t WHERE NOT t.tgisinternal
+UNION ALL
+SELECT format('reloptions %s %s', c.oid::regclass, c.reloptions) FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.reloptions IS NOT NULL AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
 
 // SchemaLines lists every definition in user schemas, one line each (the
 // lines Database hashes), with rules, policies and row security: what a

@@ -34,6 +34,10 @@ type catalog struct {
 	// and the key column as EXPLAIN prints it; keyNames: the same
 	// column's name as the catalog has it (setsColumn).
 	keys, keyNames map[string]string
+	// callingViews: views (by name, schema-qualified and not) whose
+	// query, or a view's under it, calls a user function or a volatile
+	// one: the plan may not print the call.
+	callingViews map[string]bool
 	// fkCols: a table's single-column foreign keys, by the referencing
 	// column as EXPLAIN would print it (insertParentKeys).
 	fkCols map[string][]fkCol
@@ -52,7 +56,7 @@ type catalog struct {
 type fkCol struct{ col, parent string }
 
 // function is what is known of the functions a name calls.
-type function struct{ safe, builtin bool }
+type function struct{ safe, builtin, exists bool }
 
 // checkFunctionSQL is true of a function p that a check constraint may
 // call and no plan shows: volatile (nextval, an advisory lock function,
@@ -60,7 +64,7 @@ type function struct{ safe, builtin bool }
 // Built-in functions have no pg_depend rows (they are pinned), so checks
 // are read from their stored expressions (cases part-check-nextval,
 // part-check-advisory).
-const checkFunctionSQL = `p.provolatile = 'v' OR p.proname ~ '^(txid_|pg_current_|pg_stat_|pg_snapshot|pg_last_)' OR p.proname IN ('age', 'mxid_age') OR p.proname LIKE '%\_to\_xml%'`
+const checkFunctionSQL = `p.oid >= 16384 OR p.provolatile = 'v' OR p.proname ~ '^(txid_|pg_current_|pg_stat_|pg_snapshot|pg_last_)' OR p.proname IN ('age', 'mxid_age') OR p.proname LIKE '%\_to\_xml%'`
 
 func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	if c.catalog != nil {
@@ -195,12 +199,17 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		    UNION ALL SELECT pk.partrelid FROM pg_partitioned_table pk WHERE d.classid = 'pg_class'::regclass AND pk.partrelid = d.objid
 		  ) o ON true
 		  JOIN pg_class c ON c.oid = o.relid JOIN pg_namespace n ON n.oid = c.relnamespace
-		  WHERE (pn.nspname <> 'pg_catalog' OR p.provolatile = 'v') AND p.proname NOT IN ('nextval')
+		  WHERE (p.oid >= 16384 OR p.provolatile = 'v') AND p.proname NOT IN ('nextval')
 		UNION ALL SELECT `+rel+`, 'calls a volatile function, or one that sees other sessions, in a check constraint'
 		  FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 		  CROSS JOIN LATERAL regexp_matches(k.conbin::text, ':(?:op)?funcid (\d+)', 'g') m
 		  JOIN pg_proc p ON p.oid = m[1]::oid
-		  WHERE k.contype = 'c' AND (`+checkFunctionSQL+`)`, func(r, why string) {
+		  WHERE k.contype = 'c' AND (`+checkFunctionSQL+`)
+		UNION ALL SELECT `+rel+`, 'calls a volatile function, or one that sees other sessions, in a default'
+		  FROM pg_attrdef a JOIN pg_class c ON c.oid = a.adrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		  CROSS JOIN LATERAL regexp_matches(a.adbin::text, ':(?:op)?funcid (\d+)', 'g') m
+		  JOIN pg_proc p ON p.oid = m[1]::oid
+		  WHERE p.proname <> 'nextval' AND (`+checkFunctionSQL+`)`, func(r, why string) {
 		if _, ok := cat.complex[r]; !ok {
 			cat.complex[r] = why
 		}
@@ -240,19 +249,39 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		    JOIN pg_namespace n ON n.oid = p.pronamespace
 		    LEFT JOIN pg_constraint k ON d.classid = 'pg_constraint'::regclass AND k.oid = d.objid
 		    LEFT JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid
-		  WHERE (k.contypid <> 0 OR t.typtype = 'd') AND (n.nspname <> 'pg_catalog' OR p.provolatile = 'v'))
+		  WHERE (k.contypid <> 0 OR t.typtype = 'd') AND (p.oid >= 16384 OR p.provolatile = 'v'))
 		  THEN 'the database has a domain whose check or default calls a user or volatile function'
 		WHEN EXISTS (SELECT 1 FROM pg_constraint k CROSS JOIN LATERAL regexp_matches(k.conbin::text, ':(?:op)?funcid (\d+)', 'g') m
 		    JOIN pg_proc p ON p.oid = m[1]::oid WHERE k.contypid <> 0 AND (`+checkFunctionSQL+`))
 		  THEN 'the database has a domain whose check calls a volatile function, or one that sees other sessions'
+		WHEN EXISTS (SELECT 1 FROM pg_type t CROSS JOIN LATERAL regexp_matches(t.typdefaultbin::text, ':(?:op)?funcid (\d+)', 'g') m
+		    JOIN pg_proc p ON p.oid = m[1]::oid WHERE t.typtype = 'd' AND (`+checkFunctionSQL+`))
+		  THEN 'the database has a domain whose default calls a volatile function (nextval too), or one that sees other sessions'
+		WHEN EXISTS (SELECT 1 FROM pg_class WHERE relkind = 'f')
+		  THEN 'the database has foreign tables: what a write to one does is not known'
 		ELSE '' END,
-		EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'nextval' AND n.nspname <> 'pg_catalog')`).Scan(&cat.userCode, &cat.userNextval); err != nil {
+		EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'nextval' AND p.oid >= 16384)`).Scan(&cat.userCode, &cat.userNextval); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_operator WHERE oid >= 16384)").Scan(&cat.userOperators); err != nil {
 		return nil, err
 	}
 	if err := c.loadKeys(ctx, cat); err != nil {
+		return nil, err
+	}
+	cat.callingViews = map[string]bool{}
+	if err := pairs(`WITH RECURSIVE v AS (
+		  SELECT DISTINCT r.ev_class AS oid FROM pg_rewrite r
+		    CROSS JOIN LATERAL regexp_matches(r.ev_action::text, ':(?:op)?funcid (\d+)', 'g') m
+		    JOIN pg_proc p ON p.oid = m[1]::oid
+		  WHERE `+checkFunctionSQL+`
+		  UNION
+		  SELECT r.ev_class FROM v JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = v.oid AND d.classid = 'pg_rewrite'::regclass
+		    JOIN pg_rewrite r ON r.oid = d.objid WHERE r.ev_class <> v.oid)
+		SELECT c.relname, n.nspname FROM v JOIN pg_class c ON c.oid = v.oid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('v', 'm')`, func(rel, _ string) {
+		cat.callingViews[rel] = true
+	}); err != nil {
 		return nil, err
 	}
 	c.catalog = cat

@@ -41,8 +41,13 @@ const maxCached = 1 << 16
 // database (between attempts, never while actors run). It is not safe for
 // concurrent use.
 type Classifier struct {
-	conn    *pgx.Conn
-	cache   *Cache
+	conn  *pgx.Conn
+	cache *Cache
+	// staged holds what this classifier classified until Keep: an
+	// attempt whose statements ran against catalogs other than the
+	// setup's must not leave its classifications to later attempts
+	// (case other-drop-trigger-cached).
+	staged  map[string][]Statement
 	catalog *catalog
 	session string // the SessionState the connection is in (its key)
 	own     own
@@ -51,9 +56,33 @@ type Classifier struct {
 	schemas []string                     // every schema, once read (namedEverywhere)
 }
 
-// NewClassifier classifies on conn, sharing cache.
+// NewClassifier classifies on conn, sharing cache: it reads the cache at
+// once, and adds to it only at Keep.
 func NewClassifier(conn *pgx.Conn, cache *Cache) *Classifier {
-	return &Classifier{conn: conn, cache: cache}
+	return &Classifier{conn: conn, cache: cache, staged: map[string][]Statement{}}
+}
+
+// Keep adds what the classifier classified to the shared cache: the caller
+// found that every statement ran against the catalogs it was classified
+// against.
+func (c *Classifier) Keep() {
+	for k, s := range c.staged {
+		c.cache.put(k, s)
+	}
+	clear(c.staged)
+}
+
+func (c *Classifier) cached(key string) ([]Statement, bool) {
+	if s, ok := c.staged[key]; ok {
+		return s, true
+	}
+	return c.cache.get(key)
+}
+
+func (c *Classifier) stage(key string, s []Statement) {
+	if len(c.staged) < maxCached {
+		c.staged[key] = s
+	}
 }
 
 // SessionState is what a statement's meaning depends on in the session that ran
@@ -98,14 +127,14 @@ func (c *Classifier) ClassifyIn(ctx context.Context, sess SessionState, sql stri
 		for _, ts := range stmts {
 			st := c.statement(ctx, ts, "", false, true)
 			if st.Kind == DML {
-				st = global("the session's state is not known: " + sess.Unknown)
+				st = codeFree("the session's state is not known: " + sess.Unknown)
 			}
 			out = append(out, st)
 		}
 		return out
 	}
 	key := sess.key() + sql
-	if s, ok := c.cache.get(key); ok {
+	if s, ok := c.cached(key); ok {
 		return s
 	}
 	if len(sess.Setup) > 0 {
@@ -113,7 +142,7 @@ func (c *Classifier) ClassifyIn(ctx context.Context, sess SessionState, sql stri
 			c.leave(ctx)
 			out := []Statement{global("the actor's session could not be reproduced: " + err.Error())}
 			if ctx.Err() == nil {
-				c.cache.put(key, out)
+				c.stage(key, out)
 			}
 			return out
 		}
@@ -132,7 +161,7 @@ func (c *Classifier) ClassifyIn(ctx context.Context, sess SessionState, sql stri
 		}
 	}
 	if ctx.Err() == nil {
-		c.cache.put(key, out)
+		c.stage(key, out)
 	}
 	return out
 }
@@ -157,6 +186,30 @@ func (c *Classifier) leave(ctx context.Context) {
 	c.session = ""
 }
 
+// txEndTail reads what follows COMMIT, END, ROLLBACK or ABORT: ok when it
+// is [WORK | TRANSACTION] [AND [NO] CHAIN], and whether it chains.
+func txEndTail(ts []token) (chain, ok bool) {
+	w := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if t.kind != tokWord {
+			return false, false
+		}
+		w = append(w, t.text)
+	}
+	if len(w) > 0 && (w[0] == "work" || w[0] == "transaction") {
+		w = w[1:]
+	}
+	switch {
+	case len(w) == 0:
+		return false, true
+	case len(w) == 2 && w[0] == "and" && w[1] == "chain":
+		return true, true
+	case len(w) == 3 && w[0] == "and" && w[1] == "no" && w[2] == "chain":
+		return false, true
+	}
+	return false, false
+}
+
 // statement classifies one statement; whole is the text when it is the only
 // statement (the planner is asked about it).
 func (c *Classifier) statement(ctx context.Context, ts []token, whole string, single, noPlan bool) Statement {
@@ -170,18 +223,24 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 			break
 		}
 		return Statement{Kind: Begin, Isolation: isolationAfter(ts), SafeSnapshot: safeSnapshot(ts)}
-	case "commit", "end":
-		if len(w) > 1 && w[1] == "prepared" {
-			break
+	case "commit", "end", "rollback", "abort":
+		// [WORK | TRANSACTION] [AND [NO] CHAIN] and nothing else ends a
+		// transaction; ROLLBACK [WORK | TRANSACTION] TO releases part of
+		// one (case other-rollback-transaction-to-savepoint), COMMIT or
+		// ROLLBACK PREPARED another session's.
+		chain, ok := txEndTail(ts[1:])
+		if !ok {
+			if (w[0] == "rollback" || w[0] == "abort") && (hasSeq(ts, w[0], "to") || hasSeq(ts, "work", "to") || hasSeq(ts, "transaction", "to")) {
+				return codeFree("ROLLBACK TO SAVEPOINT releases part of a transaction's locks")
+			}
+			return global(strings.ToUpper(w[0]) + " PREPARED ends another transaction")
 		}
 		// AND CHAIN begins the next transaction with the same
 		// characteristics (engine/trace.go follows it).
-		return Statement{Kind: Commit, Chain: hasSeq(ts, "and", "chain")}
-	case "rollback", "abort":
-		if len(w) > 1 && (w[1] == "to" || w[1] == "prepared") {
-			return global("ROLLBACK TO SAVEPOINT releases part of a transaction's locks")
+		if w[0] == "commit" || w[0] == "end" {
+			return Statement{Kind: Commit, Chain: chain}
 		}
-		return Statement{Kind: Rollback, Chain: hasSeq(ts, "and", "chain")}
+		return Statement{Kind: Rollback, Chain: chain}
 	case "savepoint":
 		return Statement{Kind: Session, Savepoint: true}
 	case "release":
@@ -203,6 +262,14 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		return st
 	case "discard":
 		st := Statement{Kind: Session}
+		if len(w) < 2 || w[1] != "all" {
+			// DISCARD PLANS, SEQUENCES or TEMP takes the transaction's
+			// snapshot (PostgreSQL's PlannedStmtRequiresSnapshot
+			// exempts only transaction control, LOCK, SET, SHOW and
+			// a few more: case iso-discard-takes-snapshot) and drops
+			// what the session made.
+			return codeFree("DISCARD takes a snapshot and drops the session's plans, sequences' state or temporary tables")
+		}
 		if len(w) > 1 && w[1] == "all" {
 			// DISCARD ALL also runs pg_advisory_unlock_all().
 			st.Sets, st.Reset = "discard", true
@@ -220,6 +287,9 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		st.Opaque = true
 		return st
 	case "select", "with", "insert", "update", "delete", "merge", "values", "table":
+		if selectInto(ts) {
+			return codeFree("SELECT ... INTO creates a table")
+		}
 		if noPlan {
 			return Statement{Kind: DML}
 		}
@@ -365,10 +435,21 @@ func setStatement(ts []token, w []string) Statement {
 	if timeoutParam(rest[0]) {
 		return Statement{Kind: Session, Timeout: true, Local: local}
 	}
+	if !followedParam(rest[0]) && !harmlessParam(rest[0]) {
+		// DateStyle, TimeZone, extra_float_digits change what a literal
+		// means or what a folded expression prints (a row key: cases
+		// sess-datestyle-row-key, sess-extra-float-digits-row-key),
+		// standard_conforming_strings how the text lexes, and
+		// session_replication_role which triggers fire; the
+		// classifier's connection has its own values.
+		st := global("SET " + rest[0] + " changes how later statements are read")
+		st.Opaque = true
+		return st
+	}
 	switch rest[0] {
 	case "transaction":
 		if hasSeq(ts, "transaction", "snapshot") {
-			return global("SET TRANSACTION SNAPSHOT")
+			return codeFree("SET TRANSACTION SNAPSHOT")
 		}
 		return Statement{Kind: Session, Isolation: isolationAfter(ts)}
 	case "transaction_isolation":
@@ -385,7 +466,7 @@ func setStatement(ts []token, w []string) Statement {
 		}
 		return Statement{Kind: Session, Isolation: lvl}
 	case "constraints":
-		return global("SET CONSTRAINTS moves constraint checks to commit")
+		return codeFree("SET CONSTRAINTS moves constraint checks to commit")
 	case "default_transaction_isolation":
 		if n := len(ts); n > 0 && ts[n-1].kind == tokWord && ts[n-1].text == "default" {
 			return Statement{Kind: Session, Sets: "default_transaction_isolation", Reset: true, Local: local}
@@ -429,7 +510,43 @@ func lockingClause(ts []token) bool {
 
 // timeoutParam: a setting that can end a lock wait by time.
 func timeoutParam(name string) bool {
-	return name == "lock_timeout" || name == "statement_timeout"
+	switch name {
+	case "lock_timeout", "statement_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout", "transaction_timeout":
+		return true
+	}
+	return false
+}
+
+// followedParam: a setting setStatement follows by name.
+func followedParam(name string) bool {
+	switch name {
+	case "transaction", "transaction_isolation", "constraints", "default_transaction_isolation":
+		return true
+	}
+	return false
+}
+
+// harmlessParam: a setting that changes neither what a statement names
+// nor what its literals mean: costs, resources, logging, the
+// application's name, and custom settings (with a dot), which only code
+// reading them sees, and such code is classified global.
+func harmlessParam(name string) bool {
+	if strings.Contains(name, ".") {
+		return true
+	}
+	for _, p := range []string{"enable_", "log_", "jit", "parallel_", "max_parallel_", "geqo", "track_", "cpu_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	switch name {
+	case "application_name", "client_min_messages", "work_mem", "maintenance_work_mem", "temp_buffers", "hash_mem_multiplier",
+		"synchronous_commit", "random_page_cost", "seq_page_cost", "effective_cache_size", "effective_io_concurrency",
+		"from_collapse_limit", "join_collapse_limit", "plan_cache_mode", "default_statistics_target", "commit_delay", "commit_siblings",
+		"bytea_output":
+		return true
+	}
+	return false
 }
 
 // rowLockModes reads Statement.RowWait and RowHold from a statement's

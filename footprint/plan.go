@@ -18,7 +18,7 @@ import (
 func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement {
 	cat, err := c.loadCatalog(ctx)
 	if err != nil {
-		return global("the catalogs could not be read: " + err.Error())
+		return codeFree("the catalogs could not be read: " + err.Error())
 	}
 	if cat.userOperators {
 		return global("the database defines operators; their functions are not analysed")
@@ -32,7 +32,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			// keys-physical-order). Plans print ctid where PostgreSQL
 			// finds the rows an UPDATE or DELETE changes, so the text
 			// is asked, not the plan: no user column may be called so.
-			return global("reads ctid, which shows the order rows were written in")
+			return codeFree("reads ctid, which shows the order rows were written in")
 		}
 	}
 	plan, err := c.explain(ctx, sql)
@@ -58,6 +58,63 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			}
 		}
 	}
+	// Calls the plan does not print: an IMMUTABLE function with constant
+	// arguments is folded while planning (case code-immutable-lies), and
+	// a VALUES list, a LIMIT or a window frame is never printed (cases
+	// code-values-*, code-limit-function, code-window-frame-function).
+	// Every call in the text must be a safe built-in or printed.
+	printed := map[string]bool{}
+	for _, e := range exprs {
+		for _, m := range funcCall.FindAllStringSubmatch(stripCasts(e), -1) {
+			printed[unqualified(strings.ToLower(m[1]))] = true
+		}
+	}
+	for i := 0; i+1 < len(ts); i++ {
+		t, next := ts[i], ts[i+1]
+		if next.kind != tokPunct || next.text != "(" || (t.kind != tokWord && t.kind != tokQuoted) {
+			continue
+		}
+		name := t.text
+		if t.kind == tokWord && (unprintedKeywords[name] || syntaxFunctions[name]) {
+			continue
+		}
+		if i >= 2 && ts[i-1].kind == tokPunct && ts[i-1].text == "." && (ts[i-2].kind == tokWord || ts[i-2].kind == tokQuoted) {
+			name = ts[i-2].text + "." + name
+		}
+		lower := strings.ToLower(name)
+		if printed[unqualified(lower)] {
+			continue
+		}
+		if unqualified(lower) == "nextval" || advisoryFunction(lower) {
+			return global("calls " + name + " where the plan does not show it")
+		}
+		ok, builtin, err := c.safeFunction(ctx, name)
+		if err == nil && !c.functionExists(name) {
+			continue // a table's column list, an alias's, a type's modifier
+		}
+		if err != nil || !ok || !builtin {
+			return global("calls " + name + " where the plan does not show it")
+		}
+	}
+	// A view that calls a user or volatile function (case
+	// code-immutable-lies-view, code-view-limit-function): its calls may
+	// be folded or not printed.
+	for _, t := range ts {
+		if (t.kind == tokWord || t.kind == tokQuoted) && cat.callingViews[t.text] {
+			return global("reads view " + t.text + ", which calls a user or volatile function")
+		}
+	}
+	clock := false
+	for _, t := range ts {
+		if t.kind == tokWord && timeWords[t.text] || t.kind == tokString && timeLiteral.MatchString(t.text) {
+			clock = true
+		}
+	}
+	for _, e := range exprs {
+		if timeCall.MatchString(e) {
+			clock = true
+		}
+	}
 	for _, e := range exprs {
 		if len(c.created) > 0 && strings.Contains(e, "::reg") {
 			// A cast to regclass (regtype, regproc ...) looks a name
@@ -69,7 +126,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			// xmax shows another transaction's row lock or uncommitted
 			// update, xmin and cmin the order transactions began (case
 			// names-xmax-row-lock).
-			return global("reads a system column (xmin, xmax, cmin, cmax) that shows other transactions")
+			return codeFree("reads a system column (xmin, xmax, cmin, cmax) that shows other transactions")
 		}
 		orig := e
 		e = stripCasts(e)
@@ -115,7 +172,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			// names-nextval-quoted-name).
 			lits := nextvalArg.FindAllStringSubmatch(orig, -1)
 			if len(lits) != calls {
-				return global("nextval of a sequence the plan does not name")
+				return codeFree("nextval of a sequence the plan does not name")
 			}
 			for _, l := range lits {
 				seq := strings.ReplaceAll(l[1], "''", "'")
@@ -207,6 +264,14 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			}
 		}
 	}
+	if clock {
+		// Each reading of the clock is a draw from one sequence: the
+		// order of two of them shows in what they wrote (cases
+		// code-now-order, code-now-begin-order). engine/trace.go draws
+		// at the transaction's start too, where now() is fixed.
+		writes.Add(ClockSequence)
+		s.Clock = true
+	}
 	s.Reads, s.Writes, s.Locks = reads.Sorted(), writes.Sorted(), locks.Sorted()
 	s.Keys = keys
 	s.LocksExact = locksExact(plan, ts)
@@ -227,6 +292,24 @@ func blindForTest() bool { return os.Getenv("INTERLEAVE_TEST_BLIND_CLASSIFIER") 
 
 // funcCall finds function calls in deparsed expressions: a name followed
 // directly by a parenthesis.
+// unqualified is a function name without its schema.
+func unqualified(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// timeWords: the SQL keywords and functions that read the clock; the
+// transaction's start time (now) is read when the transaction begins.
+var timeWords = map[string]bool{"now": true, "current_timestamp": true, "current_time": true, "current_date": true,
+	"localtime": true, "localtimestamp": true, "transaction_timestamp": true, "statement_timestamp": true}
+
+var (
+	timeLiteral = regexp.MustCompile(`(?i)^'(now|today|tomorrow|yesterday)'$`)
+	timeCall    = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.])(?:pg_catalog\.)?(?:now|transaction_timestamp|statement_timestamp)\(|CURRENT_(?:TIMESTAMP|TIME|DATE)|LOCALTIME`)
+)
+
 var funcCall = regexp.MustCompile(`((?:[A-Za-z_][A-Za-z0-9_$]*\.)?[A-Za-z_][A-Za-z0-9_$]*|"[^"]+")\(`)
 
 // syntaxFunctions are SQL constructs that deparse like calls and run no
@@ -503,20 +586,26 @@ func (c *Classifier) safeFunction(ctx context.Context, name string) (safe, built
 		schema, fn = s, f
 	}
 	if observesOthers(fn) {
-		f := function{safe: false, builtin: true}
+		f := function{safe: false, builtin: true, exists: true}
 		cat.functions[key] = f
 		return false, true, nil
 	}
 	var ok, bi *bool
-	err = c.conn.QueryRow(ctx, `SELECT bool_and(n.nspname = 'pg_catalog' AND p.provolatile <> 'v'), bool_and(n.nspname = 'pg_catalog')
+	err = c.conn.QueryRow(ctx, `SELECT bool_and(p.oid < 16384 AND p.provolatile <> 'v'), bool_and(p.oid < 16384)
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 		WHERE p.proname = $1 AND ($2 = '' OR n.nspname = $2)`, fn, schema).Scan(&ok, &bi)
 	if err != nil {
 		return false, false, err
 	}
-	f := function{safe: ok != nil && *ok, builtin: bi != nil && *bi}
+	f := function{safe: ok != nil && *ok, builtin: bi != nil && *bi, exists: ok != nil}
 	cat.functions[key] = f
 	return f.safe, f.builtin, nil
+}
+
+// functionExists reports whether some function is called name (as
+// safeFunction looked it up).
+func (c *Classifier) functionExists(name string) bool {
+	return c.catalog.functions[c.session+name].exists
 }
 
 // observesOthers reports a built-in function that PostgreSQL marks stable

@@ -65,8 +65,7 @@ func CreatesTables(sql string) (names []string, ok bool) {
 		return nil, false
 	}
 	for _, ts := range stmts {
-		w := words(ts, 1)
-		if len(w) == 0 || !schemaWord[w[0]] {
+		if !changesSchema(ts) {
 			continue
 		}
 		n, ok := createdTable(ts)
@@ -76,6 +75,34 @@ func CreatesTables(sql string) (names []string, ok bool) {
 		names = append(names, n)
 	}
 	return names, true
+}
+
+// changesSchema reports whether a statement may change the schema: its
+// first word says so, or it is a SELECT ... INTO, which creates a table
+// (cases other-select-into-*).
+func changesSchema(ts []token) bool {
+	w := words(ts, 1)
+	return len(w) > 0 && schemaWord[w[0]] || selectInto(ts)
+}
+
+// selectInto reports whether a SELECT (or WITH ... SELECT, VALUES, TABLE) has an INTO at its top level that is not INSERT's or
+// MERGE's: SELECT ... INTO creates the table it names.
+func selectInto(ts []token) bool {
+	w := words(ts, 1)
+	if len(w) == 0 || (w[0] != "select" && w[0] != "with" && w[0] != "values" && w[0] != "table") {
+		return false
+	}
+	prev := ""
+	for _, t := range ts {
+		if t.kind != tokWord || t.depth != 0 {
+			continue
+		}
+		if t.text == "into" && prev != "insert" && prev != "merge" {
+			return true
+		}
+		prev = t.text
+	}
+	return false
 }
 
 // schemaWord are the first words of statements that may change the schema.
@@ -246,6 +273,13 @@ func (c *Classifier) createTable(ctx context.Context, ts []token, name string) S
 	for _, t := range ts {
 		if t.kind == tokWord || t.kind == tokQuoted {
 			idents = append(idents, strings.ToLower(t.text))
+		}
+		if t.kind == tokWord && (t.text == "references" || t.text == "inherits" || t.text == "partition") {
+			// It takes a relation lock on the table it references or
+			// inherits from, which conflicts with the locks another
+			// transaction's parsed statements hold on it (case
+			// locks-parse-lock-create-references).
+			return codeFree("CREATE TABLE locks the table it references or inherits from")
 		}
 	}
 	writes := Set{}

@@ -305,11 +305,7 @@ func ChangesSchema(sql string) bool {
 		return true
 	}
 	for _, ts := range stmts {
-		w := words(ts, 1)
-		if len(w) == 0 {
-			continue
-		}
-		if schemaWord[w[0]] {
+		if changesSchema(ts) {
 			return true
 		}
 	}

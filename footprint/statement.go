@@ -74,6 +74,9 @@ type Statement struct {
 	// session's state (a user function, DO, CALL, set_config): what later
 	// statements of the session mean is no longer known.
 	Opaque bool
+	// Clock: the statement reads the time (now(), CURRENT_TIMESTAMP,
+	// statement_timestamp(), 'now'): it writes ClockSequence.
+	Clock bool
 	// SafeSnapshot: a Begin that names READ ONLY and DEFERRABLE (and
 	// neither READ WRITE nor NOT DEFERRABLE). At SERIALIZABLE such a
 	// transaction waits for a safe snapshot and then takes part in no
@@ -117,7 +120,18 @@ type Statement struct {
 	LocksExact bool
 }
 
-func global(why string) Statement { return Statement{Kind: Global, Why: why} }
+// global is a statement every other depends on, which may run code that
+// changes the session (a trigger's or a function's set_config, an
+// EXECUTE of a prepared statement): the session's values are then no
+// longer known (cases sess-trigger-sets-search-path,
+// sess-execute-prepared-set-config). codeFree is one that runs no code.
+// ClockSequence is the name of the clock as a sequence every reading of
+// the time draws from: the order of two readings is visible at once.
+const ClockSequence = "sequence (clock)"
+
+func global(why string) Statement { return Statement{Kind: Global, Why: why, Opaque: true} }
+
+func codeFree(why string) Statement { return Statement{Kind: Global, Why: why} }
 
 // Unit is the footprint of one release unit: every statement it ran.
 type Unit struct {
