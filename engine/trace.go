@@ -99,6 +99,13 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 				// Released alone as soon as it is pending, right after the
 				// actor's previous unit: it is part of that unit's move.
 				if prev := lastOf(tr, ref.Actor); prev != nil {
+					if len(waitedOn(u)) > 0 {
+						// Parsing waited for a relation lock (planning locks
+						// what it names, held to the transaction's end):
+						// the wait is not followed (case
+						// locks-parse-lock-create-references).
+						prev.Global = true
+					}
 					// What its snapshot depends on goes with it: a READ
 					// ONLY DEFERRABLE transaction's Parse waits for a safe
 					// snapshot, and depends on everything (seed 69038).
@@ -140,6 +147,18 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 			ev := f
 			ev.Ref, ev.Actor, ev.Decision = ref, ref.Actor, k
 			blockers := waitedOn(u)
+			if len(blockers) > 1 || len(blockers) == 1 && len(union(ev.Locks, ev.Writes)) > 1 {
+				// It waited on several transactions, or may have (it
+				// locks several things, and a second wait after the first
+				// ended is not always seen). Which order of its blockers'
+				// commands and its wait's end PostgreSQL allows is not
+				// followed: released before a blocker's end, it may take
+				// a lock another would have taken (cases
+				// locks-successive-blockers,
+				// locks-second-blocker-skip-other-table). The attempt is
+				// not judged: every alternative of it is explored.
+				return nil
+			}
 			if len(blockers) == 0 || !u.Completed {
 				if len(blockers) > 0 {
 					ev.Kind, ev.Blockers = search.WaitStart, blockers
@@ -186,6 +205,10 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		waiting = kept
 	}
 	observePlacement(tr)
+	serializableComponents(tr)
+	// Every statement ran against the catalogs it was classified
+	// against: later attempts may reuse the classifications.
+	cls.Keep()
 	return tr
 }
 
@@ -224,6 +247,84 @@ func observePlacement(tr *search.Trace) {
 		}
 		if len(add) > 0 {
 			e.Writes = union(e.Writes, add)
+		}
+	}
+}
+
+// serializableComponents makes the events of SERIALIZABLE transactions
+// that may meet in a dangerous structure dependent on one another,
+// whatever they touch. PostgreSQL's serializable checks are not pairwise:
+// a transaction found to be a pivot is doomed and fails at its next
+// statement, whatever relation that names (case ser-doomed-unrelated-read);
+// the doom may come from another's COMMIT or from a third transaction's
+// read (ser-doomed-by-third-read); and whether a pivot is doomed depends
+// on the order two transactions that share nothing commit in
+// (ser-reader-commit-vs-out). Transactions are linked where they touch a
+// common relation; each connected set of them (of different actors) gets
+// a name that all its events read, write and make visible at once.
+func serializableComponents(tr *search.Trace) {
+	type txKey struct{ actor, conn, n int }
+	tx := make([]txKey, len(tr.Events))
+	count := map[[2]int]int{}
+	for i, e := range tr.Events {
+		k := [2]int{e.Ref.Actor, e.Ref.Conn}
+		tx[i] = txKey{k[0], k[1], count[k]}
+		if e.EndsTx && e.Kind != search.WaitStart {
+			count[k]++
+		}
+	}
+	parent := map[txKey]txKey{}
+	var find func(k txKey) txKey
+	find = func(k txKey) txKey {
+		p, ok := parent[k]
+		if !ok || p == k {
+			parent[k] = k
+			return k
+		}
+		r := find(p)
+		parent[k] = r
+		return r
+	}
+	byRel := map[string]txKey{}
+	for i, e := range tr.Events {
+		if !e.Serializable {
+			continue
+		}
+		find(tx[i])
+		for _, set := range [][]string{e.Reads, e.Locks, e.Writes, e.TxReads, e.TxWrites, e.TxLocks} {
+			for _, n := range set {
+				rel, _ := footprint.SplitName(n)
+				if other, ok := byRel[rel]; ok {
+					parent[find(other)] = find(tx[i])
+				} else {
+					byRel[rel] = tx[i]
+				}
+			}
+		}
+	}
+	actors := map[txKey]map[int]bool{}
+	for i, e := range tr.Events {
+		if e.Serializable {
+			r := find(tx[i])
+			if actors[r] == nil {
+				actors[r] = map[int]bool{}
+			}
+			actors[r][e.Actor] = true
+		}
+	}
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if !e.Serializable {
+			continue
+		}
+		r := find(tx[i])
+		if len(actors[r]) < 2 {
+			continue
+		}
+		name := []string{fmt.Sprintf("serializable conflicts %d.%d.%d", r.actor, r.conn, r.n)}
+		e.Reads, e.Writes, e.Immediate = union(e.Reads, name), union(e.Writes, name), union(e.Immediate, name)
+		if e.EndsTx {
+			e.TxReads, e.TxWrites = union(e.TxReads, name), union(e.TxWrites, name)
 		}
 	}
 }
@@ -332,6 +433,11 @@ func onlyCreated(before, after, created []string) bool {
 		case kind == "conrel":
 			table, _ := schemaIdents(strings.TrimPrefix(rest, " "))
 			if len(table) != 2 || !isCreated(table[1]) {
+				return false
+			}
+		case kind == "inherits" && len(names) == 2:
+			// A created table that inherits or is a partition.
+			if !isCreated(names[1]) {
 				return false
 			}
 		default:
@@ -574,6 +680,13 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 			advisoryEnds[k] = last
 		}
 		corrections += c.corrections
+		for _, ref := range c.clockAt {
+			if ev, ok := out[ref]; ok {
+				clock := []string{footprint.ClockSequence}
+				ev.Writes, ev.Immediate = union(ev.Writes, clock), union(ev.Immediate, clock)
+				out[ref] = ev
+			}
+		}
 		for _, u := range us {
 			if ev, ok := out[u.Ref]; ok && ev.Snapshot && len(snaps[u.Ref]) > 0 {
 				ev.SnapshotOf, ev.SnapshotKnown = c.snapshotOf(snaps[u.Ref])
@@ -750,10 +863,16 @@ type connTx struct {
 	// than are open, which only keeps the transaction open at an error
 	// that ended it, see event).
 	savepoints int
-	implicit   bool   // the open transaction is the implicit one of a unit's statements
-	level      string // the open transaction's isolation
-	started    bool   // the open transaction ran a statement (took its snapshot)
-	global     bool   // the open transaction ran a global unit: its end is global too
+	implicit   bool // the open transaction is the implicit one of a unit's statements
+	setInTx    bool // a SET (LOCAL or not) ran in the open transaction
+	// unit is the unit being followed, first the one that began the
+	// open transaction; clockAt the units that began a transaction that
+	// read the clock later (now() is the transaction's start).
+	unit, first sched.UnitRef
+	clockAt     []sched.UnitRef
+	level       string // the open transaction's isolation
+	started     bool   // the open transaction ran a statement (took its snapshot)
+	global      bool   // the open transaction ran a global unit: its end is global too
 	// safe: the open transaction began READ ONLY DEFERRABLE; at
 	// SERIALIZABLE it reads a safe snapshot and has no serialization
 	// conflicts (see serializable).
@@ -808,8 +927,14 @@ func (c *connTx) peek(stmts []footprint.Statement) footprint.Vals {
 		// holds (case names-set-local-first).
 		cp.begin(true)
 	}
-	for _, s := range stmts {
+	for i, s := range stmts {
+		if i > 0 && !cp.open && !cp.aborted && (stmts[i-1].Kind == footprint.Commit || stmts[i-1].Kind == footprint.Rollback) {
+			cp.begin(true) // as event does
+		}
 		cp.statement(s, &ev, &ended)
+	}
+	if n := len(stmts); n > 0 && !cp.open && !cp.aborted && (stmts[n-1].Kind == footprint.Commit || stmts[n-1].Kind == footprint.Rollback) {
+		cp.begin(true) // the statement peeked at follows them
 	}
 	return cp.tx
 }
@@ -830,8 +955,9 @@ func (c *connTx) serializable() bool {
 
 func (c *connTx) begin(implicit bool) {
 	c.seq++
+	c.first = c.unit
 	c.open, c.implicit, c.started, c.global, c.corrected, c.safe = true, implicit, false, false, false, false
-	c.aborted, c.savepoint, c.savepoints = false, false, 0
+	c.aborted, c.savepoint, c.savepoints, c.setInTx = false, false, 0, false
 	c.level = c.tx.Isolation
 	c.reads, c.writes, c.locks = footprint.Set{}, footprint.Set{}, footprint.Set{}
 }
@@ -946,6 +1072,11 @@ func (c *connTx) apply(v *footprint.Vals, s footprint.Statement) bool {
 			}
 		} else {
 			v.Stmts[s.Sets] = s.Text
+			if s.Sets == "session_authorization" {
+				// Any change of the session user turns SET ROLE off
+				// (case sess-session-authorization-drops-role).
+				v.Stmts["role"] = ""
+			}
 		}
 	default:
 		return false
@@ -1003,6 +1134,13 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		if c.serializable() {
 			ev.Serializable = true
 		}
+		if c.tx.Timeouts {
+			// A timer may end its wait, or the session, at a moment no
+			// other event marks (cases locks-lock-timeout-*,
+			// locks-idle-in-tx-timeout): what ran meanwhile, on any
+			// relation, matters.
+			ev.Global = true
+		}
 		c.stmtLevel = c.level
 		c.global = c.global || s.Kind == footprint.Global
 		if s.Deferred && !c.implicit {
@@ -1017,7 +1155,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 		if s.Opaque {
 			c.setUnknown(s.Why)
 		}
-		if s.Kind == footprint.Global && strings.HasPrefix(s.Why, "ROLLBACK TO SAVEPOINT") && len(c.pending) > 0 {
+		if s.Kind == footprint.Global && strings.HasPrefix(s.Why, "ROLLBACK TO SAVEPOINT") && (len(c.pending) > 0 || c.setInTx) {
 			c.setUnknown("a ROLLBACK TO SAVEPOINT undid SETs of its transaction")
 		}
 		return
@@ -1030,6 +1168,11 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 	}
 	if s.Isolation != "" && c.open && !c.started {
 		c.level = s.Isolation // SET TRANSACTION ISOLATION LEVEL
+	}
+	if c.open && (s.Sets != "" || s.SessionIsolation != "" || s.Timeout) {
+		// ROLLBACK TO SAVEPOINT may undo it, SET LOCAL too (case
+		// sess-rollback-to-undoes-set-local).
+		c.setInTx = true
 	}
 	switch {
 	case s.Local:
@@ -1053,6 +1196,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 // complete).
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
 	c.snaps = nil
+	c.unit = u.Ref
 	f := footprint.Combine(stmts)
 	// A unit that is not classified may have taken a session advisory
 	// lock (SELECT id FROM jobs WHERE pg_try_advisory_lock(id), on a
@@ -1089,12 +1233,26 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	// ROLLBACK TO SAVEPOINT) rolls it back (case
 	// iso-commit-after-subabort-set).
 	failed := c.status == 'E' && c.open
-	for _, s := range stmts {
+	for i, s := range stmts {
 		if s.Kind == footprint.Global && strings.HasPrefix(s.Why, "ROLLBACK TO SAVEPOINT") {
 			failed = false
 		}
 		if s.Kind == footprint.Commit && failed {
 			s.Kind = footprint.Rollback
+		}
+		if s.Kind == footprint.Commit && u.SQLState != "" && (len(c.pending) > 0 || c.setInTx) {
+			// The unit failed: maybe before its COMMIT ran, maybe at the
+			// COMMIT (a deferred check): its SETs may not have lasted
+			// (cases sess-error-before-commit-in-query,
+			// sess-failed-commit-keeps-set).
+			c.setUnknown("a unit that failed ended a transaction with SETs")
+		}
+		if i > 0 && !c.open && !c.aborted && (stmts[i-1].Kind == footprint.Commit || stmts[i-1].Kind == footprint.Rollback) && len(stmts) > 1 {
+			// After a COMMIT or ROLLBACK in the middle of a unit's
+			// statements the next one begins a new implicit
+			// transaction, whatever it is (cases
+			// sess-set-after-commit-then-error, sess-set-local-after-commit).
+			c.begin(true)
 		}
 		if c.aborted {
 			switch s.Kind {
@@ -1111,6 +1269,12 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 			}
 		}
 		c.statement(s, &ev, &ended)
+		if s.Clock && c.open && c.first != u.Ref {
+			// now() is the time its transaction began (case
+			// code-now-begin-order): the unit that began it reads the
+			// clock too.
+			c.clockAt = append(c.clockAt, c.first)
+		}
 		if c.open && s.Savepoint {
 			c.savepoints++
 		}
@@ -1134,6 +1298,12 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 		}
 	}
 	ev.Failed = u.SQLState != ""
+	if c.tx.Timeouts || c.sess.Timeouts {
+		// A timer may end the session between two of its units (an
+		// idle timeout: cases locks-idle-in-tx-timeout,
+		// locks-idle-session-advisory), the next unit then failing.
+		ev.Global = true
+	}
 	if forced && c.open {
 		c.global = true
 	}
