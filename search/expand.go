@@ -24,7 +24,7 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 		}
 	}
 	for _, d := range ds {
-		if d.Step <= last || len(d.Candidates) < 2 {
+		if len(d.Candidates) < 2 || d.Step <= last && keys == nil {
 			continue
 		}
 		var choices [][]sched.UnitRef
@@ -55,6 +55,15 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			// distinct parents and choices give distinct plans, so no set of
 			// plans seen is kept (it would grow with every attempt).
 			p := n.plan.with(Choice{Step: d.Step, Units: units})
+			if d.Step <= last {
+				// Under reduction, an attempt it could not judge (no
+				// trace: DDL ran, the schema changed) is expanded at
+				// every step, its plan's own included: the reduction
+				// judged those steps from other attempts, which did not
+				// run what this one did (case other-ddl-after-error).
+				// The state marks keep each move to one plan.
+				p = prefixPlan(ds, d.Step, n.plan.Victims).with(Choice{Step: d.Step, Units: units})
+			}
 			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))
 			c := &node{plan: p, depth: n.depth + 1, parentSeq: seq, child: child, path: path}
 			child++
@@ -67,6 +76,21 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 	}
 	n.nextChild = child
 	e.expandFaults(n, seq, ds)
+}
+
+// prefixPlan is the plan that releases what ds released before step, one
+// choice per step.
+func prefixPlan(ds []sched.Decision, step int, victims []int) Plan {
+	p := Plan{Victims: victims}
+	for _, d := range ds {
+		if d.Step >= step {
+			break
+		}
+		if len(d.Released) > 0 {
+			p.Choices = append(p.Choices, Choice{Step: d.Step, Units: append([]sched.UnitRef(nil), d.Released...), Fault: d.Fault})
+		}
+	}
+	return p
 }
 
 func (e *explorer) push(n *node) {

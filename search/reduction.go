@@ -133,6 +133,7 @@ const porStateBytes = 256
 // caller then expands every alternative).
 func (e *explorer) expandReduced(n *node, seq int, ds []sched.Decision, tr *Trace, behaviour string) bool {
 	if tr == nil {
+		e.sum.Unjudged++
 		return false
 	}
 	e.sum.LockCorrections += tr.Corrections
@@ -592,12 +593,20 @@ func inWindowOfBlocker(ev []Event, window map[int][2]int, w, x int) bool {
 	if !ok || x <= win[0] || x >= win[1] {
 		return false
 	}
-	for _, b := range ev[w].Blockers {
-		if b == ev[x].Actor {
-			return true
+	if len(ev[w].Blockers) != 1 || ev[w].Blockers[0] != ev[x].Actor {
+		// Several blockers: the unit may have waited on them one after
+		// the other, and which part of the window was whose is not
+		// known (case locks-successive-blockers).
+		return false
+	}
+	// The wait on a blocker ends at its transaction's end at the latest:
+	// its next transaction is not during the wait.
+	for k := win[0] + 1; k < x; k++ {
+		if ev[k].Actor == ev[x].Actor && ev[k].EndsTx {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // queuedBehind reports whether event x is an event of an actor that unit w
@@ -671,7 +680,7 @@ func (e *explorer) initials(tr *Trace, r race, cands []sched.Candidate) ([]sched
 		// An initial: nothing earlier in v happens before it.
 		ok := true
 		for _, p := range v[:idx] {
-			if ev[p].Actor == a || orderDependent(ev, window, p, k) {
+			if ev[p].Actor == a || orderDependent(ev, window, p, k) || widenedDependent(tr, p, k, r.second) {
 				ok = false
 				break
 			}
@@ -711,6 +720,20 @@ func reversal(tr *Trace, v []int, u sched.UnitRef) []ThenStep {
 		}
 	}
 	return out
+}
+
+// widenedDependent: event k of a reversal, moved before the race's first
+// event, may run otherwise than in this attempt: a release that waited
+// does not wait, and carries its transaction's end (case
+// initial-wait-release), and the race's second event may not fail (its
+// end is then a commit).
+func widenedDependent(tr *Trace, p, k, second int) bool {
+	ev := tr.Events
+	if ev[k].Kind != WaitStart && !(k == second && (ev[k].Failed || ev[k].Aborted)) {
+		return false
+	}
+	w := *whole(tr, k)
+	return dependent(&ev[p], &w)
 }
 
 var debugReduction = os.Getenv("INTERLEAVE_DEBUG_REDUCTION") != ""

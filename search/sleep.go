@@ -140,6 +140,23 @@ func firstEvents(tr *Trace) map[sched.UnitRef]int {
 // because its release ends nothing, and the order where it ran between
 // that snapshot and the next statement was never explored).
 func whole(tr *Trace, i int) *Event {
+	ev := wholeAsRun(tr, i)
+	if ev.SnapshotKnown || ev.Failed || ev.Aborted {
+		// Released at another state, the unit may not fail (its end is
+		// then a commit: case sleep-failure-outcome) and its
+		// REPEATABLE READ transaction may touch more than it did here
+		// (case sleep-snapshot-shrinks): it is judged as the widest of
+		// those.
+		c := *ev
+		c.SnapshotKnown, c.SnapshotOf = false, nil
+		c.Failed, c.Aborted = false, false
+		return &c
+	}
+	return ev
+}
+
+// wholeAsRun is the unit of event i as this attempt ran it.
+func wholeAsRun(tr *Trace, i int) *Event {
 	ev := &tr.Events[i]
 	if ev.Kind != WaitStart {
 		return ev

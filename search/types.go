@@ -182,6 +182,10 @@ type Summary struct {
 	// their state (sleep.go); SleepWakes the units queued because an
 	// attempt released a unit asleep, repeating an explored order.
 	Asleep, SleepWakes int
+	// Unjudged counts the attempts the reduction could not judge (no
+	// trace: DDL ran, a wait it does not follow): each was expanded at
+	// every step, as the unreduced search does.
+	Unjudged int
 	// Classes is how many equivalence classes the judged attempts fell in
 	// (Options.CountClasses): orders with the same units and the same
 	// happens-before of the reduction's dependence are one class.
