@@ -1,5 +1,7 @@
 package bench
 
+import "github.com/jackc/pgx/v5/pgproto3"
+
 // Cases are the differential test's scenarios: the patterns of the race
 // suite, the handlers the reduction is for, and the traps
 // ../shared/notes/por-dependencies.md lists (isolation levels, triggers,
@@ -777,6 +779,422 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "keys-merge-recheck-condition", Setup: accts, Actors: [][]Step{
 			{q("BEGIN"), q("UPDATE acct SET bal = 0 WHERE id = 1"), q("COMMIT")},
 			{keep("MERGE INTO acct USING (VALUES (1)) s(id) ON acct.id = s.id WHEN MATCHED AND acct.bal > 5 THEN UPDATE SET bal = acct.bal - 5 WHEN MATCHED THEN DELETE"), q("SELECT count(*) FROM acct")}}},
+		// A ninth review of 4 December (statements outside plain DML: COPY,
+		// TRUNCATE, SELECT INTO, cursors, large objects, two-phase commit,
+		// LISTEN/NOTIFY, attempts that cannot be classified).
+		{Name: "other-select-into", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("SELECT * INTO t2 FROM t")},
+			{sk("SELECT count(*) FROM t2")}}},
+		{Name: "other-select-into-temp-catalog", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("SELECT * INTO TEMP t2 FROM t"), simple("SELECT 1")},
+			{simple("SELECT count(*) FROM pg_class WHERE relname = 't2'")}}},
+		{Name: "other-copy-in-vs-read", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{{Raw: []pgproto3.FrontendMessage{&pgproto3.Query{String: "COPY t FROM STDIN"}, &pgproto3.CopyData{Data: []byte("2\t2\n")}, &pgproto3.CopyDone{}}, Keep: true}},
+			{simple("SELECT count(*) FROM t")}}},
+		{Name: "other-copy-in-tx-serial", Setup: "CREATE TABLE t (id serial PRIMARY KEY, v int); INSERT INTO t (v) VALUES (1);", Actors: [][]Step{
+			{simple("BEGIN"), {Raw: []pgproto3.FrontendMessage{&pgproto3.Query{String: "COPY t (v) FROM STDIN"}, &pgproto3.CopyData{Data: []byte("2\n")}, &pgproto3.CopyDone{}}, Keep: true}, simple("COMMIT")},
+			{simple("INSERT INTO t (v) VALUES (3) RETURNING id")}}},
+		{Name: "other-truncate-rr", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); CREATE TABLE u (id int); INSERT INTO t VALUES (1, 1), (2, 2);", Actors: [][]Step{
+			{simple("TRUNCATE t")},
+			{simple("BEGIN ISOLATION LEVEL REPEATABLE READ"), simple("SELECT count(*) FROM u"), simple("SELECT count(*) FROM t"), simple("COMMIT")}}},
+		{Name: "other-truncate-restart-identity", Setup: "CREATE TABLE t (id serial PRIMARY KEY, v int); INSERT INTO t (v) VALUES (1), (2);", Actors: [][]Step{
+			{simple("BEGIN"), simple("TRUNCATE t RESTART IDENTITY"), simple("COMMIT")},
+			{simple("INSERT INTO t (v) VALUES (3) RETURNING id")}}},
+		{Name: "other-lock-share-vs-insert", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("BEGIN"), simple("LOCK TABLE t IN SHARE MODE"), simple("SELECT count(*) FROM t"), simple("COMMIT")},
+			{simple("INSERT INTO t VALUES (2, 2)"), simple("SELECT count(*) FROM t")}}},
+		{Name: "other-cursor-for-update", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("BEGIN"), simple("DECLARE c CURSOR FOR SELECT v FROM t WHERE id = 1 FOR UPDATE"), simple("FETCH c"), simple("UPDATE t SET v = v + 1 WHERE CURRENT OF c"), simple("COMMIT")},
+			{simple("UPDATE t SET v = v * 10 WHERE id = 1")}}},
+		{Name: "other-lo-create-get", Setup: "CREATE TABLE t (id int);", Actors: [][]Step{
+			{simple("SELECT lo_from_bytea(4242, 'abc')"), simple("SELECT lo_put(4242, 1, 'X')")},
+			{sk("SELECT encode(lo_get(4242), 'escape')")}}},
+		{Name: "other-ddl-after-error", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1); CREATE TABLE k (id int);", Actors: [][]Step{
+			{simple("SELECT * FROM t")},
+			{simple("SELECT 1 / count(*) FROM k"), simple("ALTER TABLE t ADD COLUMN w int DEFAULT 5")},
+			{simple("INSERT INTO k VALUES (1)")}}},
+		{Name: "other-prepare-transaction-disabled", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("BEGIN"), simple("UPDATE t SET v = 2 WHERE id = 1"), sk("PREPARE TRANSACTION 'p'"), simple("SELECT v FROM t WHERE id = 1")},
+			{sk("COMMIT PREPARED 'p'"), simple("UPDATE t SET v = v * 10 WHERE id = 1 RETURNING v")}}},
+		{Name: "other-listen-notify", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("LISTEN ch"), simple("SELECT v FROM t WHERE id = 1")},
+			{simple("BEGIN"), simple("UPDATE t SET v = 2 WHERE id = 1"), simple("NOTIFY ch, 'x'"), simple("COMMIT")}}},
+		{Name: "other-select-into-temp-discard", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{simple("WITH s AS (SELECT * FROM t) SELECT * INTO TEMP t2 FROM s"), simple("DISCARD TEMP"), simple("SELECT 1")},
+			{simple("SELECT count(*) FROM pg_tables WHERE tablename = 't2'")}}},
+		{Name: "other-function-ddl-conditional", Setup: `CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1); CREATE TABLE k (id int);
+			CREATE FUNCTION maybe_add() RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF EXISTS (SELECT 1 FROM k) THEN ALTER TABLE t ADD COLUMN w int DEFAULT 5; RETURN 1; END IF; RETURN 0; END $$;`, Actors: [][]Step{
+			{simple("SELECT * FROM t")},
+			{simple("SELECT maybe_add()")},
+			{simple("INSERT INTO k VALUES (1)")}}},
+		{Name: "other-select-into-cached", Setup: "CREATE TABLE k (id int);", Actors: [][]Step{
+			{sk("SELECT 1 / count(*) AS x INTO t2 FROM k")},
+			{simple("SELECT count(*) FROM pg_class WHERE relname = 't2'")},
+			{simple("INSERT INTO k VALUES (1)")}}},
+		{Name: "other-rollback-transaction-to-savepoint", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1); CREATE TABLE u (id int); INSERT INTO u VALUES (1);", Actors: [][]Step{
+			{simple("BEGIN ISOLATION LEVEL REPEATABLE READ"), simple("SELECT count(*) FROM u"), simple("SAVEPOINT s"), simple("ROLLBACK TRANSACTION TO SAVEPOINT s"), simple("SELECT v FROM t WHERE id = 1"), simple("COMMIT")},
+			{simple("SELECT 1"), simple("UPDATE t SET v = 2 WHERE id = 1")}}},
+		{Name: "other-drop-trigger-cached", Setup: `CREATE TABLE t (id int); CREATE TABLE u (x text); CREATE TABLE k (id int);
+			CREATE FUNCTION trg_b() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO u VALUES ('b'); RETURN NEW; END $$;
+			CREATE TRIGGER trg AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION trg_b();
+			CREATE FUNCTION dt() RETURNS int LANGUAGE plpgsql AS $$ BEGIN INSERT INTO u VALUES ('a'); IF NOT EXISTS (SELECT 1 FROM k) THEN DROP TRIGGER trg ON t; END IF; RETURN 1; END $$;`, Actors: [][]Step{
+			{simple("SELECT dt()")},
+			{simple("INSERT INTO t VALUES (1)")},
+			{simple("INSERT INTO k VALUES (1)")},
+			{simple("SELECT string_agg(x, ',' ORDER BY x) FROM u")}}},
+		// A tenth review of 4 December (SERIALIZABLE and REPEATABLE READ in
+		// depth).
+		{Name: "ser-reader-commit-vs-out", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); CREATE TABLE w (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0); INSERT INTO w VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE x SET v = 1 WHERE k = 1; SELECT v FROM y WHERE k = 1"), sk("SELECT v FROM w WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE y SET v = 1 WHERE k = 1"), sk("COMMIT")}}},
+		{Name: "ser-doomed-next-read", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); CREATE TABLE w (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0); INSERT INTO w VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1; UPDATE y SET v = 1 WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM y WHERE k = 1; UPDATE x SET v = 1 WHERE k = 1"), sk("SELECT v FROM w WHERE k = 1"), sk("COMMIT")}}},
+		{Name: "ser-doomed-unrelated-read", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); CREATE TABLE w (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0); INSERT INTO w VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM y WHERE k = 1; UPDATE x SET v = 1 WHERE k = 1"), sk("SELECT v FROM w WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1; UPDATE y SET v = 1 WHERE k = 1"), sk("SELECT 1"), sk("SELECT 2"), sk("COMMIT")}}},
+		{Name: "ser-doomed-by-read", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); CREATE TABLE w (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0); INSERT INTO w VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM y WHERE k = 1; UPDATE x SET v = 1 WHERE k = 1"), sk("SELECT v FROM w WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE y SET v = 1 WHERE k = 1; COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1; COMMIT")}}},
+		{Name: "iso-deferrable-by-set", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (1, 10), (2, 10), (3, 10);", Actors: [][]Step{
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE", Retry: true}, q("UPDATE acct SET bal = bal - 5 WHERE id = 1"), q("UPDATE acct SET bal = bal + 5 WHERE id = 2"), q("COMMIT")},
+			{q("BEGIN ISOLATION LEVEL SERIALIZABLE"), q("SET TRANSACTION READ ONLY, DEFERRABLE"), q("SELECT bal FROM acct WHERE id = 1"), q("SELECT bal FROM acct WHERE id = 2"), q("COMMIT")}}},
+		{Name: "ser-reader-commit-vs-out-x", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE x SET v = 1 WHERE k = 1; SELECT v FROM y WHERE k = 1"), sk("SELECT v FROM x WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE y SET v = 1 WHERE k = 1"), sk("COMMIT")}}},
+		{Name: "ser-doomed-by-third-read", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); CREATE TABLE w (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0); INSERT INTO w VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM y WHERE k = 1; UPDATE x SET v = 1 WHERE k = 1"), sk("SELECT v FROM w WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE y SET v = 1 WHERE k = 1; COMMIT")},
+			{sk("SELECT 1"), sk("SELECT 2"), sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1; COMMIT")}}},
+		{Name: "iso-discard-takes-snapshot", Setup: "CREATE TABLE t (k int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL REPEATABLE READ; DISCARD PLANS"), sk("SELECT v FROM t WHERE k = 1"), sk("COMMIT")},
+			{sk("UPDATE t SET v = 1 WHERE k = 1")}}},
+		{Name: "iso-set-isolation-in-subxact", Setup: "CREATE TABLE t (k int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0); CREATE TABLE u (k int PRIMARY KEY, v int); INSERT INTO u VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL REPEATABLE READ; SAVEPOINT s"), sk("SET TRANSACTION ISOLATION LEVEL READ COMMITTED"), sk("ROLLBACK TO SAVEPOINT s"), sk("SELECT v FROM u WHERE k = 1"), sk("UPDATE t SET v = v + 10 WHERE k = 1 RETURNING v"), sk("COMMIT")},
+			{sk("UPDATE t SET v = 1 WHERE k = 1")}}},
+		// An eleventh review of 4 December (code the planner does not show,
+		// extensions).
+		{Name: "code-immutable-lies", Setup: counter + `CREATE FUNCTION cfg() RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN (SELECT n FROM counter WHERE id = 1); END $$;`,
+			Actors: [][]Step{
+				{q("SELECT cfg()")},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "code-immutable-lies-view", Setup: counter + `CREATE FUNCTION cfgs() RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT n FROM counter WHERE id = 1'; CREATE VIEW settings AS SELECT cfgs() AS c;`,
+			Actors: [][]Step{
+				{q("SELECT c FROM settings")},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "code-now-order", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{q("INSERT INTO x.ta VALUES (now())"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{q("INSERT INTO x.tb VALUES (now())")}}},
+		{Name: "code-pg-catalog-function", Setup: counter + `CREATE OR REPLACE FUNCTION pg_catalog.interleave_review_rd() RETURNS int LANGUAGE sql STABLE AS 'SELECT n FROM public.counter WHERE id = 1';`,
+			Actors: [][]Step{
+				{q("SELECT interleave_review_rd()")},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "code-fdw-insert", Setup: `CREATE SCHEMA fdw; CREATE EXTENSION postgres_fdw SCHEMA fdw; CREATE SCHEMA "remote side"; CREATE TABLE "remote side".abs (n int);
+			DO $$ BEGIN EXECUTE format('CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host %L, port %L, dbname %L)', '127.0.0.1', current_setting('port'), current_database());
+			  EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user %L)', current_user); END $$;
+			CREATE FOREIGN TABLE fdw.ft (n int) SERVER loop OPTIONS (schema_name 'remote side', table_name 'abs');`,
+			Actors: [][]Step{
+				{q("INSERT INTO fdw.ft VALUES (1)")},
+				{q(`SELECT count(*) FROM "remote side".abs`)}}},
+		{Name: "code-function-reset-config", Setup: `CREATE SCHEMA side; CREATE TABLE side.reg (n int); CREATE TABLE reg (n int);
+			CREATE FUNCTION regs() RETURNS SETOF int LANGUAGE sql STABLE SET search_path = side AS 'SELECT n FROM reg';
+			CREATE FUNCTION unpin() RETURNS int LANGUAGE plpgsql AS $$ BEGIN ALTER FUNCTION regs() RESET ALL; RETURN 1; END $$;`,
+			Actors: [][]Step{
+				{q("SELECT count(*) FROM regs()"), q("SELECT unpin()")},
+				{q("INSERT INTO side.reg VALUES (1)")}}},
+		{Name: "code-ctid-keyed-updates", Setup: accts,
+			Actors: [][]Step{
+				{q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("SELECT ctid FROM acct WHERE id = 1")},
+				{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "code-fdw-partition-route", Setup: `CREATE SCHEMA fdw; CREATE EXTENSION postgres_fdw SCHEMA fdw;
+			DO $$ BEGIN EXECUTE format('CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host %L, port %L, dbname %L)', '127.0.0.1', current_setting('port'), current_database());
+			  EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user %L)', current_user); END $$;
+			CREATE TABLE t (k int, n int); CREATE TABLE parted (k int, n int) PARTITION BY LIST (k);
+			CREATE FOREIGN TABLE fdw.p1 PARTITION OF parted FOR VALUES IN (1) SERVER loop OPTIONS (schema_name 'public', table_name 't');`,
+			Actors: [][]Step{
+				{q("INSERT INTO parted VALUES (1, 1)")},
+				{q("SELECT count(*) FROM t")}}},
+		{Name: "code-merge-default-advisory", Setup: `CREATE TABLE m (id int PRIMARY KEY, ok boolean DEFAULT pg_try_advisory_lock(7));`,
+			Actors: [][]Step{
+				{q("MERGE INTO m USING (VALUES (1)) v(k) ON m.id = v.k WHEN NOT MATCHED THEN INSERT (id) VALUES (v.k)"), q("SELECT 1")},
+				{q("SELECT pg_try_advisory_lock(7)"), q("SELECT 2")}}},
+		{Name: "code-fk-set-default-domain-nextval", Setup: `CREATE SEQUENCE s START 2; CREATE DOMAIN pid AS int DEFAULT nextval('s');
+			CREATE TABLE parent (id int PRIMARY KEY); INSERT INTO parent SELECT generate_series(0, 9);
+			CREATE TABLE child (id int PRIMARY KEY, p pid REFERENCES parent ON DELETE SET DEFAULT); INSERT INTO child VALUES (1, 1);`,
+			Actors: [][]Step{
+				{q("DELETE FROM parent WHERE id = 1")},
+				{q("SELECT nextval('s')")}}},
+		{Name: "code-function-no-inherit", Setup: `CREATE TABLE p (n int); CREATE TABLE c () INHERITS (p);
+			CREATE FUNCTION detach() RETURNS int LANGUAGE plpgsql AS $$ BEGIN ALTER TABLE c NO INHERIT p; RETURN 1; END $$;`,
+			Actors: [][]Step{
+				{q("SELECT count(*) FROM p"), q("SELECT detach()")},
+				{q("INSERT INTO c VALUES (1)")}}},
+		{Name: "code-values-function", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$;",
+			Actors: [][]Step{
+				{q("SELECT count(*) FROM (VALUES (bump()), (0)) v(x)")},
+				{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "code-limit-function", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$;",
+			Actors: [][]Step{
+				{q("SELECT 1 LIMIT bump()")},
+				{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "code-window-frame-function", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$;",
+			Actors: [][]Step{
+				{q("SELECT sum(id) OVER (ORDER BY id ROWS BETWEEN bump() PRECEDING AND CURRENT ROW) FROM counter")},
+				{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "code-view-limit-function", Setup: counter + "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS $$ UPDATE counter SET n = n + 1 RETURNING n $$; CREATE VIEW firstn AS SELECT id FROM counter LIMIT bump();",
+			Actors: [][]Step{
+				{q("SELECT count(*) FROM firstn")},
+				{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "code-instead-of-trigger-view", Setup: `CREATE TABLE t (n int); CREATE TABLE audit (n int); CREATE VIEW tv AS SELECT n FROM t;
+			CREATE FUNCTION tv_ins() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES (NEW.n); RETURN NEW; END $$;
+			CREATE TRIGGER tv_ins INSTEAD OF INSERT ON tv FOR EACH ROW EXECUTE FUNCTION tv_ins();`,
+			Actors: [][]Step{
+				{q("INSERT INTO tv VALUES (1)")},
+				{q("SELECT count(*) FROM audit")}}},
+		{Name: "code-constraint-trigger-deferred", Setup: `CREATE TABLE t (n int); CREATE TABLE audit (n int);
+			CREATE FUNCTION t_log() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES (NEW.n); RETURN NULL; END $$;
+			CREATE CONSTRAINT TRIGGER t_log AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION t_log();`,
+			Actors: [][]Step{
+				{q("BEGIN"), q("INSERT INTO t VALUES (1)"), q("COMMIT")},
+				{q("SELECT count(*) FROM audit")}}},
+		{Name: "code-rule-instead-view", Setup: `CREATE TABLE t (n int); CREATE TABLE t2 (n int); CREATE VIEW rv AS SELECT n FROM t;
+			CREATE RULE rv_ins AS ON INSERT TO rv DO INSTEAD INSERT INTO t2 VALUES (NEW.n);`,
+			Actors: [][]Step{
+				{q("INSERT INTO rv VALUES (1)")},
+				{q("SELECT count(*) FROM t2")}}},
+		{Name: "code-rule-also-table", Setup: `CREATE TABLE t (n int); CREATE TABLE log (n int);
+			CREATE RULE t_also AS ON INSERT TO t DO ALSO INSERT INTO log VALUES (NEW.n);`,
+			Actors: [][]Step{
+				{q("INSERT INTO t VALUES (1)")},
+				{q("SELECT count(*) FROM log")}}},
+		{Name: "code-dblink-exec", Setup: `CREATE SCHEMA ext; CREATE EXTENSION dblink SCHEMA ext; CREATE TABLE t (n int);`,
+			Actors: [][]Step{
+				{q("SELECT ext.dblink_exec(format('host=127.0.0.1 port=%s dbname=%s user=%s', current_setting('port'), current_database(), current_user), 'INSERT INTO public.t VALUES (1)')")},
+				{q("SELECT count(*) FROM t")}}},
+		{Name: "code-replica-trigger", Setup: `CREATE TABLE t (n int); CREATE TABLE audit (n int);
+			CREATE FUNCTION t_aud() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES (NEW.n); RETURN NULL; END $$;
+			CREATE TRIGGER t_aud AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION t_aud(); ALTER TABLE t ENABLE REPLICA TRIGGER t_aud;`,
+			Actors: [][]Step{
+				{q("SET session_replication_role = replica"), q("INSERT INTO t VALUES (1)")},
+				{q("SELECT count(*) FROM audit")}}},
+		{Name: "code-transition-table-trigger", Setup: `CREATE TABLE t (n int); CREATE TABLE audit (c bigint);
+			CREATE FUNCTION t_stmt() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit SELECT count(*) FROM newrows; RETURN NULL; END $$;
+			CREATE TRIGGER t_stmt AFTER INSERT ON t REFERENCING NEW TABLE AS newrows FOR EACH STATEMENT EXECUTE FUNCTION t_stmt();`,
+			Actors: [][]Step{
+				{q("INSERT INTO t VALUES (1), (2)")},
+				{q("SELECT count(*) FROM audit")}}},
+		{Name: "code-security-definer-execute", Setup: counter + `CREATE FUNCTION bump_in(tbl text) RETURNS int LANGUAGE plpgsql SECURITY DEFINER AS $$ DECLARE r int; BEGIN EXECUTE format('UPDATE %I SET n = n + 1 WHERE id = 1 RETURNING n', tbl) INTO r; RETURN r; END $$;`,
+			Actors: [][]Step{
+				{q("SELECT bump_in('counter')")},
+				{q("SELECT n FROM counter WHERE id = 1")}}},
+		{Name: "code-clock-timestamp-order", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{q("INSERT INTO x.ta VALUES (clock_timestamp())"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{q("INSERT INTO x.tb VALUES (clock_timestamp())")}}},
+		{Name: "code-immutable-lies-param", Setup: counter + `CREATE FUNCTION cfgp(k int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN (SELECT n FROM counter WHERE id = k); END $$;`,
+			Actors: [][]Step{
+				{{SQL: "SELECT cfgp($1)", Args: []any{1}}},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "code-replace-function", Setup: counter + `CREATE FUNCTION cur() RETURNS int LANGUAGE sql STABLE AS 'SELECT n FROM counter WHERE id = 1';`,
+			Actors: [][]Step{
+				{q("CREATE OR REPLACE FUNCTION cur() RETURNS int LANGUAGE sql STABLE AS 'SELECT n + 100 FROM counter WHERE id = 1'")},
+				{q("SELECT cur()"), q("UPDATE counter SET n = 1 WHERE id = 1")}}},
+		{Name: "code-pg-locks", Setup: counter,
+			Actors: [][]Step{
+				{q("BEGIN"), q("UPDATE counter SET n = 1 WHERE id = 1"), q("COMMIT")},
+				{q("SELECT count(*) FROM pg_locks WHERE relation = 'counter'::regclass AND pid <> pg_backend_pid()")}}},
+		{Name: "code-now-begin-order", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{q("BEGIN"), q("INSERT INTO x.ta VALUES (now())"), q("COMMIT"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{q("INSERT INTO x.tb VALUES (statement_timestamp())")}}},
+		{Name: "code-catalog-dml-prosrc", Setup: `CREATE SCHEMA side; CREATE TABLE side.reg (n int); CREATE TABLE reg (n int);
+			CREATE FUNCTION regs() RETURNS SETOF int LANGUAGE sql STABLE AS 'SELECT n FROM side.reg';`,
+			Actors: [][]Step{
+				{q("SELECT count(*) FROM regs()"), q("UPDATE pg_catalog.pg_proc SET prosrc = 'SELECT n FROM public.reg' WHERE proname = 'regs'")},
+				{q("INSERT INTO side.reg VALUES (1)")}}},
+		{Name: "code-pgrowlocks", Setup: counter + "CREATE SCHEMA ext; CREATE EXTENSION pgrowlocks SCHEMA ext;",
+			Actors: [][]Step{
+				{q("BEGIN"), q("SELECT n FROM counter WHERE id = 1 FOR UPDATE"), q("COMMIT")},
+				{q("SELECT count(*) FROM ext.pgrowlocks('counter')")}}},
+		{Name: "code-refint-cascade", Setup: `CREATE SCHEMA ext; CREATE EXTENSION refint SCHEMA ext;
+			CREATE TABLE pk (id int PRIMARY KEY); CREATE TABLE fk (ref int); INSERT INTO pk VALUES (1); INSERT INTO fk VALUES (1);
+			CREATE TRIGGER pk_del BEFORE DELETE OR UPDATE ON pk FOR EACH ROW EXECUTE PROCEDURE ext.check_foreign_key(1, 'cascade', 'id', 'fk', 'ref');`,
+			Actors: [][]Step{
+				{q("DELETE FROM pk WHERE id = 1")},
+				{q("SELECT count(*) FROM fk")}}},
+		{Name: "code-fdw-insert-plain-name", Setup: `CREATE SCHEMA fdw; CREATE EXTENSION postgres_fdw SCHEMA fdw; CREATE TABLE t (n int);
+			DO $$ BEGIN EXECUTE format('CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host %L, port %L, dbname %L)', '127.0.0.1', current_setting('port'), current_database());
+			  EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user %L)', current_user); END $$;
+			CREATE FOREIGN TABLE fdw.ft (n int) SERVER loop OPTIONS (schema_name 'public', table_name 't');`,
+			Actors: [][]Step{
+				{q("INSERT INTO fdw.ft VALUES (1)")},
+				{q("SELECT count(*) FROM t")}}},
+		{Name: "code-generated-immutable-lies", Setup: counter + `CREATE FUNCTION cfgg(k int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN k + (SELECT n FROM counter WHERE id = 1); END $$;
+			CREATE TABLE g (k int, v int GENERATED ALWAYS AS (cfgg(k)) STORED);`,
+			Actors: [][]Step{
+				{q("INSERT INTO g (k) VALUES (1)")},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "code-values-nextval", Setup: `CREATE SEQUENCE ids; CREATE TABLE items (id bigint PRIMARY KEY, what text);`,
+			Actors: [][]Step{
+				{q("INSERT INTO items VALUES (nextval('ids'), 'a'), (nextval('ids'), 'b')")},
+				{q("SELECT nextval('ids')")}}},
+		// A twelfth review of 4 December (session state, several statements
+		// per unit, as drivers send them).
+		{Name: "sess-session-authorization-drops-role", Setup: rgRoleSchemas, Actors: [][]Step{
+			{q("SET ROLE interleave_rg_alice"), q("SET SESSION AUTHORIZATION interleave_rg_bob"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE interleave_rg_bob.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-trigger-sets-search-path", Setup: namesTenant + `CREATE TABLE ev (n int);
+			CREATE FUNCTION ev_go() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM set_config('search_path', 'tenant_a', false); RETURN NEW; END $$;
+			CREATE TRIGGER ev_go BEFORE INSERT ON ev FOR EACH ROW EXECUTE FUNCTION ev_go();`, Actors: [][]Step{
+			{q("INSERT INTO ev SELECT bal FROM tenant_a.accounts WHERE id = 1"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-set-after-commit-then-error", Setup: namesTenant, Actors: [][]Step{
+			{sk("BEGIN; COMMIT; SET search_path TO tenant_a; SELECT 1/0"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-set-local-after-commit", Setup: namesTenant, Actors: [][]Step{
+			{simple("BEGIN; COMMIT; SET LOCAL search_path TO tenant_a; SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-datestyle-row-key", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (1, 10), (2, 10), (3, 10);", Actors: [][]Step{
+			{q("SET DateStyle = 'ISO, DMY'"), q("UPDATE acct SET bal = bal + 1 WHERE id = extract(month from DATE '01/02/2024')::int RETURNING bal")},
+			{q("UPDATE acct SET bal = bal * 2 WHERE id = 2 RETURNING bal")}}},
+		{Name: "sess-standard-conforming-strings", Setup: namesTenant, Actors: [][]Step{
+			{q("SET standard_conforming_strings = off"), q(`SELECT 'a\' AS s, bal FROM public.accounts WHERE id = 1 --', bal FROM tenant_a.accounts WHERE id = 1`)},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-execute-prepared-set-config", Setup: namesTenant, Actors: [][]Step{
+			{simple("PREPARE go AS SELECT set_config('search_path', 'tenant_a', false)"), simple("EXECUTE go"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-select-into-shadow", Setup: "CREATE SCHEMA side; CREATE TABLE reg (id int PRIMARY KEY, v int NOT NULL); INSERT INTO reg VALUES (1, 5);", Actors: [][]Step{
+			{q("UPDATE public.reg SET v = 6 WHERE id = 1"), keep("SELECT 1 AS id, 7 AS v INTO side.reg")},
+			{simple("SET search_path TO side, public"), q("SELECT v FROM reg WHERE id = 1")}}},
+		{Name: "sess-reset-all-keeps-role", Setup: rgRoleSchemas, Actors: [][]Step{
+			{q("SET ROLE interleave_rg_alice"), q("RESET ALL"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-discard-all-drops-role", Setup: rgRoleSchemas + namesTenant, Actors: [][]Step{
+			{q("SET ROLE interleave_rg_alice"), simple("DISCARD ALL"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-cached-statement-after-set", Setup: namesTenant, Actors: [][]Step{
+			{q("SELECT bal FROM accounts WHERE id = 1"), q("SET search_path TO tenant_a"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-error-before-commit-in-query", Setup: namesTenant + "CREATE TABLE other (n int); INSERT INTO other VALUES (0);", Actors: [][]Step{
+			{q("BEGIN"), q("SET search_path TO tenant_a"), sk("SELECT 1/0; COMMIT"), q("ROLLBACK"), q("UPDATE public.other SET n = 1"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 10 + (SELECT n FROM public.other) WHERE id = 1")}}},
+		{Name: "sess-on-conflict-function-sets-path", Setup: namesTenant + `CREATE TABLE kv (k int PRIMARY KEY, v int); INSERT INTO kv VALUES (1, 0);
+			CREATE FUNCTION go_tenant() RETURNS int LANGUAGE plpgsql AS $$ BEGIN PERFORM set_config('search_path', 'tenant_a', false); RETURN 1; END $$;`, Actors: [][]Step{
+			{q("INSERT INTO kv VALUES (1, 0) ON CONFLICT (k) DO UPDATE SET v = go_tenant()"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE tenant_a.accounts SET bal = bal + 1 WHERE id = 1")}}},
+		{Name: "sess-failed-commit-keeps-set", Setup: namesTenant + "CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE c (pid int REFERENCES p DEFERRABLE INITIALLY DEFERRED); CREATE TABLE other (n int); INSERT INTO other VALUES (0);", Actors: [][]Step{
+			{q("BEGIN"), q("SET search_path TO tenant_a"), q("INSERT INTO public.c VALUES (99)"), keep("COMMIT"), q("UPDATE public.other SET n = 1"), q("SELECT bal FROM accounts WHERE id = 1")},
+			{q("UPDATE public.accounts SET bal = bal + 10 + (SELECT n FROM public.other) WHERE id = 1")}}},
+		{Name: "sess-discard-plans-snapshot", Setup: "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0);", Actors: [][]Step{
+			{simple("BEGIN ISOLATION LEVEL REPEATABLE READ; DISCARD PLANS"), simple("SELECT n FROM counter"), simple("COMMIT")},
+			{q("UPDATE counter SET n = 7 WHERE id = 1")}}},
+		{Name: "sess-rollback-to-undoes-set-local", Setup: namesTenant, Actors: [][]Step{
+			{q("BEGIN"), q("SAVEPOINT s"), q("SET LOCAL search_path TO tenant_a"), q("ROLLBACK TO SAVEPOINT s"), q("SELECT pg_try_advisory_lock(5)"), simple("SELECT bal FROM accounts WHERE id = 1"), q("COMMIT")},
+			{q("UPDATE public.accounts SET bal = bal + 1 WHERE id = 1 RETURNING pg_try_advisory_xact_lock(5)")}}},
+		{Name: "sess-extra-float-digits-row-key", Setup: "CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (3, 10), (19, 10);", Actors: [][]Step{
+			{q("SET extra_float_digits = 0"), q("UPDATE acct SET bal = bal + 1 WHERE id = length((0.1::float8 + 0.2::float8)::text) RETURNING bal")},
+			{q("UPDATE acct SET bal = bal * 2 WHERE id = 3 RETURNING bal")}}},
+		// A thirteenth review of 4 December (relation locks, lock waits,
+		// timeouts, deadlocks). The five whose waits or sessions a timer
+		// ends (100 to 200 ms against a statement of about a second) run
+		// with -large only: under CI's load a scheduler's pause may pass
+		// such a timer in the unreduced search too.
+		{Name: "locks-lock-timeout-slow-holder", Setup: counter, Actors: [][]Step{
+			{simple("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1"), q("SELECT count(*) FROM generate_series(1, 3000000)"), q("COMMIT")},
+			{q("SET lock_timeout = '100ms'"), keep("UPDATE counter SET n = n * 10 + 5 WHERE id = 1 RETURNING n")}}, Large: true},
+		{Name: "locks-lock-timeout-third-actor", Setup: counter, Actors: [][]Step{
+			{simple("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1"), q("COMMIT")},
+			{simple("SELECT count(*) FROM generate_series(1, 3000000)")},
+			{sk("SET lock_timeout = '100ms'; UPDATE counter SET n = n * 10 + 5 WHERE id = 1 RETURNING n")}}, Large: true},
+		{Name: "locks-idle-in-tx-timeout", Setup: counter, Actors: [][]Step{
+			{q("SET idle_in_transaction_session_timeout = '200ms'"), simple("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1"), keep("COMMIT")},
+			{simple("SELECT count(*) FROM generate_series(1, 3000000)")}}, Large: true},
+		{Name: "locks-statement-timeout-slow-holder", Setup: counter, Actors: [][]Step{
+			{simple("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1"), q("SELECT count(*) FROM generate_series(1, 3000000)"), q("COMMIT")},
+			{q("SET statement_timeout = '100ms'"), keep("UPDATE counter SET n = n * 10 + 5 WHERE id = 1 RETURNING n")}}, Large: true},
+		{Name: "locks-idle-session-advisory", Setup: counter, Actors: [][]Step{
+			{q("SET idle_session_timeout = '200ms'"), q("SELECT pg_advisory_lock(1)"), keep("SELECT pg_advisory_unlock(1)")},
+			{simple("SELECT count(*) FROM generate_series(1, 3000000)"), q("SELECT pg_try_advisory_lock(1)")}}, Large: true},
+		{Name: "locks-parse-lock-create-references", Setup: "CREATE TABLE parent (id int PRIMARY KEY); INSERT INTO parent VALUES (1);",
+			Actors: [][]Step{
+				{simple("BEGIN; CREATE TABLE child (p int REFERENCES parent)"), simple("INSERT INTO parent VALUES (5)"), simple("COMMIT")},
+				{q("BEGIN"), q("INSERT INTO parent VALUES (7)"), q("SELECT count(*) FROM parent"), q("COMMIT")}}},
+		{Name: "locks-share-upgrade-deadlock-2", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 1);",
+			Actors: [][]Step{
+				{simple("BEGIN; SELECT v FROM t WHERE id = 1 FOR SHARE"), sk("UPDATE t SET v = v + 1 WHERE id = 1 RETURNING v"), sk("COMMIT")},
+				{simple("BEGIN; SELECT v FROM t WHERE id = 1 FOR SHARE"), sk("UPDATE t SET v = v * 10 WHERE id = 1 RETURNING v"), sk("COMMIT")}}},
+		{Name: "locks-unique-wait-rollback", Setup: "CREATE TABLE u (k int PRIMARY KEY, v int); CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 1);",
+			Actors: [][]Step{
+				{simple("BEGIN; INSERT INTO u VALUES (1, 1)"), sk("UPDATE t SET v = v + 1 WHERE id = 1"), sk("ROLLBACK")},
+				{sk("INSERT INTO u VALUES (1, 2) ON CONFLICT DO NOTHING RETURNING v"), sk("SELECT v FROM t WHERE id = 1")}}},
+		{Name: "locks-nowait-vs-partial-waiter", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0), (2, 0); CREATE TABLE w (n int); INSERT INTO w VALUES (0);",
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1"), sk("SELECT id FROM t WHERE id = 2 FOR UPDATE NOWAIT"), sk("UPDATE w SET n = n + 1"), sk("COMMIT")},
+				{sk("SELECT t.id, t.v, (SELECT n FROM w) FROM t ORDER BY t.id DESC FOR UPDATE OF t")}}},
+		{Name: "locks-skip-locked-vs-partial-waiter", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0), (2, 0); CREATE TABLE w (n int); INSERT INTO w VALUES (0);",
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1"), sk("UPDATE t SET v = v + 10 WHERE id IN (SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED)"), sk("UPDATE w SET n = n + 1"), sk("COMMIT")},
+				{sk("SELECT t.id, t.v, (SELECT n FROM w) FROM t ORDER BY t.id DESC FOR UPDATE OF t")}}},
+		{Name: "locks-second-blocker-next-tx-skip", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0), (2, 0), (3, 0);",
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1"), simple("COMMIT"), simple("BEGIN; SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED"), simple("COMMIT")},
+				{simple("BEGIN; UPDATE t SET v = v + 10 WHERE id = 2"), simple("COMMIT")},
+				{simple("SELECT id, v FROM t WHERE id IN (1, 2) ORDER BY id FOR UPDATE")}}},
+		{Name: "locks-second-blocker-skip-other-table", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0), (3, 0); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t2 VALUES (1, 0); CREATE TABLE w (n int); INSERT INTO w VALUES (0);",
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1; UPDATE w SET n = n + 1"), simple("COMMIT"), simple("BEGIN; SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED"), simple("COMMIT")},
+				{simple("BEGIN; UPDATE t2 SET v = v + 10 WHERE id = 1"), simple("COMMIT")},
+				{simple("SELECT t.v, t2.v, (SELECT n FROM w) FROM t, t2 WHERE t.id = 1 AND t2.id = 1 FOR UPDATE OF t, t2")}}},
+		{Name: "locks-successive-blockers", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t2 VALUES (1, 0); CREATE TABLE w (n int); INSERT INTO w VALUES (0);",
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1; UPDATE w SET n = n + 1"), simple("COMMIT")},
+				{simple("BEGIN; UPDATE t2 SET v = v + 10 WHERE id = 1"), simple("COMMIT")},
+				{simple("SELECT t.v, t2.v, (SELECT n FROM w) FROM t, t2 WHERE t.id = 1 AND t2.id = 1 FOR UPDATE OF t, t2")}}},
+		// A fourteenth review of 4 December (the search itself, judged on
+		// random models with waits): a unit moved to another state may not
+		// wait or fail there.
+		// Review C (search algorithm): a unit asleep is judged by its
+		// footprint as it ran later in the attempt. There A0's UPDATE
+		// waited for A1's second transaction and failed (40001), so its
+		// REPEATABLE READ snapshot named only b (SnapshotOf) and stayed
+		// asleep across A1's first COMMIT of a; released right after that
+		// COMMIT it does not fail, its transaction also locks a, and the
+		// snapshot depends on that COMMIT.
+		{Name: "sleep-snapshot-shrinks", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE b (id int PRIMARY KEY, v int NOT NULL); INSERT INTO a VALUES (2, 0); INSERT INTO b VALUES (2, 1);",
+			Actors: [][]Step{
+				{sk("BEGIN ISOLATION LEVEL REPEATABLE READ; UPDATE b SET v = v + 1 WHERE id = 2 RETURNING v"), sk("SELECT v FROM a WHERE id = 2 FOR UPDATE"), sk("COMMIT")},
+				{sk("BEGIN ISOLATION LEVEL REPEATABLE READ; UPDATE a SET v = v + 10 WHERE id = 2 RETURNING v"), sk("COMMIT"), sk("BEGIN ISOLATION LEVEL REPEATABLE READ; UPDATE b SET v = v * 10 WHERE id = 2 RETURNING v"), sk("COMMIT")},
+			}},
+		// Review C (search algorithm): a race's reversal judged A0's
+		// autocommit UPDATE by its release, which waited for A1's UPDATE
+		// (whole table: no row rules) and so carried no transaction end:
+		// taken for an initial independent of A2's read, and asleep
+		// there, it stood for the reversal. Released before A1's UPDATE
+		// it does not wait, commits at once, and depends on the read: the
+		// order A2 reads, A0 updates, A1 updates was never run.
+		{Name: "initial-wait-release", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int NOT NULL); INSERT INTO a VALUES (1, 0);",
+			Actors: [][]Step{
+				{sk("UPDATE a SET v = v + 1 RETURNING v")},
+				{sk("BEGIN"), sk("UPDATE a SET v = v * 10 RETURNING v"), sk("COMMIT")},
+				{sk("BEGIN"), sk("SELECT v FROM a"), sk("COMMIT")},
+			}},
+		// Review C (search algorithm): a unit asleep is judged by its
+		// outcome later in the attempt. There A0's INSERT waited for A2's
+		// uncommitted key and failed (23505): its end was a rollback,
+		// independent of A2's SERIALIZABLE snapshot (which reads b), so
+		// it stayed asleep across it. Released right after the snapshot,
+		// it commits, and A2's INSERT fails instead (A2 saw no row, then
+		// 23505): that order was never run.
+		{Name: "sleep-failure-outcome", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE b (id int PRIMARY KEY); INSERT INTO a VALUES (1, 0);",
+			Actors: [][]Step{
+				{sk("INSERT INTO b VALUES (1)")},
+				{sk("SELECT v FROM a")},
+				{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE a SET v = v + 1 RETURNING v; COMMIT"), sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*) FROM b"), sk("INSERT INTO b VALUES (1)"), sk("COMMIT")},
+			}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},
@@ -811,3 +1229,11 @@ const genRLSDoc = `DO $$ BEGIN CREATE ROLE interleave_gen_alice; EXCEPTION WHEN 
 		CREATE POLICY doc_del ON doc FOR DELETE USING (owner = current_user);
 		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_alice; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_alice;
 		GRANT ALL ON ALL TABLES IN SCHEMA public TO interleave_gen_bob; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO interleave_gen_bob;`
+
+// rgRoleSchemas: two roles, each with a schema of its name holding a table
+// accounts, found through search_path's "$user".
+const rgRoleSchemas = `DO $$ BEGIN CREATE ROLE interleave_rg_alice SUPERUSER; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+		DO $$ BEGIN CREATE ROLE interleave_rg_bob SUPERUSER; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+		CREATE SCHEMA interleave_rg_alice; CREATE SCHEMA interleave_rg_bob;
+		CREATE TABLE interleave_rg_alice.accounts (id int PRIMARY KEY, bal int); CREATE TABLE interleave_rg_bob.accounts (id int PRIMARY KEY, bal int);
+		INSERT INTO interleave_rg_alice.accounts VALUES (1, 100); INSERT INTO interleave_rg_bob.accounts VALUES (1, 200);`

@@ -266,6 +266,9 @@ type Differential struct {
 	// granted out of queue order); FullReruns and ReducedReruns each
 	// search's. Full and Reduced count them.
 	Reruns, FullReruns, ReducedReruns int
+	// Unjudged: attempts of the reduced search it could not judge, each
+	// expanded at every step (search.Summary.Unjudged).
+	Unjudged int
 }
 
 // RunDifferential explores c with and without reduction on server opts
@@ -300,6 +303,7 @@ func RunDifferential(ctx context.Context, c Case, opts interleave.Options) (*Dif
 			d.Reduced, d.ReduceTime, d.ReduceStop = res.Summary.Attempted, time.Since(start), res.Summary.StopReason
 			d.ReducedReruns = res.Summary.Reruns
 			d.Corrections = res.Summary.LockCorrections
+			d.Unjudged = res.Summary.Unjudged
 			d.ReducedClasses = res.Summary.Classes
 		}
 	}

@@ -49,5 +49,11 @@ func protoCases() []Case {
 		{Name: "proto-set-transaction-isolation", Setup: kv, Actors: [][]Step{
 			{simple("BEGIN"), simple("SET transaction_isolation = 'repeatable read'"), simple("SELECT v FROM b WHERE id = 1"), simple("SELECT v FROM a WHERE id = 1"), simple("COMMIT")},
 			{simple("SELECT 1"), simple("SELECT 1"), simple("UPDATE a SET v = 1 WHERE id = 1")}}},
+		{Name: "sess-sql-reprepare-commented", Setup: kv, Actors: [][]Step{
+			{raw(false, &pgproto3.Parse{Name: "s1", Query: "SELECT v FROM a WHERE id = 1"}),
+				simple("/* pool */ DEALLOCATE s1; /* pool */ PREPARE s1 AS SELECT v FROM b WHERE id = 1"),
+				simple("SELECT 1"),
+				raw(false, &pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{})},
+			{simple("UPDATE b SET v = 1 WHERE id = 1")}}},
 	}
 }
