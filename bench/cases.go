@@ -1195,6 +1195,30 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 				{sk("SELECT v FROM a")},
 				{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; UPDATE a SET v = v + 1 RETURNING v; COMMIT"), sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*) FROM b"), sk("INSERT INTO b VALUES (1)"), sk("COMMIT")},
 			}},
+		// Generated (the unique-keys module, seed 351358): the search of
+		// 78fca23 lost a behaviour here, the one after the reviews of 4
+		// December does not.
+		{Name: "gen-351358", Setup: `CREATE TABLE slot (id int PRIMARY KEY, v int NOT NULL);
+		INSERT INTO slot VALUES (1, 0), (2, 0), (3, 0);
+		CREATE TABLE job (id int PRIMARY KEY, owner text);
+		INSERT INTO job VALUES (1, NULL), (2, NULL), (3, NULL);
+		CREATE VIEW next_job AS SELECT id FROM job WHERE owner IS NULL ORDER BY id LIMIT 1 FOR UPDATE;
+		CREATE VIEW taken AS SELECT count(*) AS n FROM job WHERE owner IS NOT NULL;
+		CREATE VIEW low_job AS SELECT id, owner FROM job WHERE id <= 2;
+		CREATE TABLE usr (id int PRIMARY KEY, email text NOT NULL UNIQUE, n int NOT NULL DEFAULT 0);
+		INSERT INTO usr VALUES (1, 'a', 0), (2, 'b', 0);
+		CREATE TABLE booking (day int, room int, who int NOT NULL, PRIMARY KEY (day, room));
+		INSERT INTO booking VALUES (1, 1, 0);
+		CREATE TABLE tok (id int PRIMARY KEY, code int NOT NULL, live bool NOT NULL DEFAULT true);
+		CREATE UNIQUE INDEX tok_live ON tok (code) WHERE live;
+		INSERT INTO tok VALUES (1, 7, true);
+		CREATE TABLE nm (id int PRIMARY KEY, name text NOT NULL);
+		CREATE UNIQUE INDEX nm_lower ON nm (lower(name));
+		INSERT INTO nm VALUES (1, 'Ann');`,
+			Actors: [][]Step{
+				{q("SET default_transaction_isolation = 'repeatable read'"), {SQL: "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE", Simple: true, Retry: false, Keep: true}, keep("INSERT INTO usr (id, email) VALUES (21, 'x') ON CONFLICT DO NOTHING RETURNING id"), {SQL: "UPDATE booking SET who = $1 WHERE day = 1 AND room = 1 RETURNING who", Simple: false, Retry: false, Keep: true, Args: []any{int64(1)}}, keep("COMMIT")},
+				{{SQL: "INSERT INTO usr (id, email) VALUES (42, 'a') ON CONFLICT (email) DO UPDATE SET n = usr.n + 2 RETURNING id, n; UPDATE usr SET email = 'x' WHERE id = 2 RETURNING id", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; DELETE FROM usr WHERE id = 2; INSERT INTO usr (id, email) VALUES (2, 'b2'); ROLLBACK", Simple: true, Retry: false, Keep: true}},
+			}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},
