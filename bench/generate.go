@@ -205,6 +205,10 @@ func (g *generator) build() Case {
 		g.mods = append(g.mods, g.modRelationLocks())
 		g.nSide4++
 	}
+	if g.side4.Float64() < 0.10 {
+		g.mods = append(g.mods, g.modHidden())
+		g.nSide4++
+	}
 	var setup []string
 	roles := false
 	var schemas []string
@@ -1178,6 +1182,42 @@ CREATE MATERIALIZED VIEW led_sum AS SELECT sum(amt) AS s FROM led;`}
 		{sql: "REFRESH MATERIALIZED VIEW led_sum", fail: true, tags: l},
 		{sql: "SELECT s FROM led_sum", tags: l},
 		{sql: "WITH d AS (DELETE FROM aux WHERE id = 1 RETURNING v) INSERT INTO led SELECT 3{a}, v FROM d RETURNING id", fail: true, tags: l},
+	}
+	return m
+}
+
+// modHidden: code no plan prints and the clock (the reviews of the
+// evening of 4 December): an IMMUTABLE function that reads a table
+// (folded while planning), a view that calls it, calls in a VALUES list
+// and a LIMIT, nextval in a multi-row VALUES, and times read by actors
+// and compared (kept in a schema of their own, outside the behaviour's
+// digest of public: their values change with every attempt, their
+// order does not). Drawn from side4.
+func (g *generator) modHidden() *genModule {
+	g.tag("hidden-code")
+	m := &genModule{name: "hidden", schemas: []string{"hx"}, setup: `CREATE SCHEMA hx;
+CREATE TABLE hx.stamp (who int PRIMARY KEY, t timestamptz NOT NULL);
+CREATE TABLE cfgv (id int PRIMARY KEY, v int NOT NULL);
+INSERT INTO cfgv VALUES (1, 0);
+CREATE FUNCTION cfg_now() RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT v FROM cfgv WHERE id = 1';
+CREATE FUNCTION bump_cfg() RETURNS int LANGUAGE sql AS 'UPDATE cfgv SET v = v + 1 WHERE id = 1 RETURNING v';
+CREATE VIEW cfg_view AS SELECT cfg_now() AS c;
+CREATE SEQUENCE hseq;
+CREATE TABLE hitems (id bigint PRIMARY KEY, what text);`}
+	h := []string{"hidden-code"}
+	m.ops = []genOp{
+		{sql: "INSERT INTO hx.stamp VALUES ({a}, now()) ON CONFLICT (who) DO UPDATE SET t = now()", tags: h},
+		{sql: "INSERT INTO hx.stamp VALUES (1{a}, statement_timestamp()) ON CONFLICT DO NOTHING", tags: h},
+		{sql: "SELECT count(*) FROM hx.stamp a JOIN hx.stamp b ON a.t < b.t WHERE a.who = 1 AND b.who = 2", tags: h},
+		{sql: "SELECT count(*) FROM hx.stamp a JOIN hx.stamp b ON a.t < b.t WHERE a.who = 11 AND b.who = 12", tags: h},
+		{sql: "SELECT cfg_now()", tags: h},
+		{sql: "SELECT c FROM cfg_view", tags: h},
+		{sql: "UPDATE cfgv SET v = v + {a} WHERE id = 1 RETURNING v", tags: h},
+		{sql: "SELECT count(*) FROM (VALUES (bump_cfg()), (0)) v(x)", tags: h},
+		{sql: "SELECT count(*) FROM (SELECT 1 LIMIT bump_cfg()) s", tags: h},
+		{sql: "INSERT INTO hitems VALUES (nextval('hseq'), 'a{a}'), (nextval('hseq'), 'b{a}')", tags: h},
+		{sql: "SELECT nextval('hseq')", tags: h},
+		{sql: "SELECT count(*), coalesce(sum(id), 0) FROM hitems", tags: h},
 	}
 	return m
 }

@@ -186,7 +186,7 @@ var genRequiredFeatures = []string{
 	"savepoint", "rollback-to-savepoint", "autocommit", "temp-table", "temp-shadow", "lock-table", "nowait",
 	"skip-locked", "lock-timeout", "retry", "snapshot-probe", "create-table", "fk-rows",
 	"chain", "aborted-block", "deadlock-shape", "bound-params", "fk-traps", "lock-traps", "advisory-traps",
-	"unique-keys", "relation-locks",
+	"unique-keys", "relation-locks", "hidden-code",
 }
 
 func TestGeneratedFeatures(t *testing.T) {
