@@ -1219,6 +1219,47 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 				{q("SET default_transaction_isolation = 'repeatable read'"), {SQL: "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE", Simple: true, Retry: false, Keep: true}, keep("INSERT INTO usr (id, email) VALUES (21, 'x') ON CONFLICT DO NOTHING RETURNING id"), {SQL: "UPDATE booking SET who = $1 WHERE day = 1 AND room = 1 RETURNING who", Simple: false, Retry: false, Keep: true, Args: []any{int64(1)}}, keep("COMMIT")},
 				{{SQL: "INSERT INTO usr (id, email) VALUES (42, 'a') ON CONFLICT (email) DO UPDATE SET n = usr.n + 2 RETURNING id, n; UPDATE usr SET email = 'x' WHERE id = 2 RETURNING id", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; DELETE FROM usr WHERE id = 2; INSERT INTO usr (id, email) VALUES (2, 'b2'); ROLLBACK", Simple: true, Retry: false, Keep: true}},
 			}},
+		// Generated (the hidden-code module, seed 370644): the search of
+		// 78fca23 lost a behaviour here (a lying IMMUTABLE function, calls
+		// in VALUES), the one after the evening's reviews does not.
+		{Name: "gen-370644", Setup: `CREATE TABLE tally (id int PRIMARY KEY, n int NOT NULL);
+		CREATE TABLE tally_log (k int);
+		INSERT INTO tally VALUES (1, 0), (2, 100);
+		CREATE FUNCTION bump(k int) RETURNS int LANGUAGE sql VOLATILE AS $$ UPDATE tally SET n = n + k WHERE id = 1 RETURNING n $$;
+		CREATE FUNCTION peek() RETURNS int LANGUAGE sql STABLE AS $$ SELECT n FROM tally WHERE id = 1 $$;
+		CREATE FUNCTION move(k int) RETURNS int LANGUAGE plpgsql AS $$
+		DECLARE r int;
+		BEGIN
+		  UPDATE tally SET n = n - k WHERE id = 2 RETURNING n INTO r;
+		  INSERT INTO tally_log VALUES (k);
+		  RETURN r;
+		END $$;
+		CREATE FUNCTION logged() RETURNS bigint LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN (SELECT count(*) FROM tally_log); END $$;
+		CREATE FUNCTION touch(t text) RETURNS int LANGUAGE plpgsql AS $$
+		DECLARE r int;
+		BEGIN
+		  EXECUTE format('UPDATE %I SET n = n + 1 WHERE id = 2 RETURNING n', t) INTO r;
+		  RETURN r;
+		END $$;
+		CREATE VIEW tally_bumped AS SELECT bump(1) AS n;
+		CREATE TABLE stamp (n int DEFAULT peek(), k int);
+		CREATE TABLE dl (id int PRIMARY KEY, n int NOT NULL);
+		INSERT INTO dl VALUES (1, 0), (2, 0), (3, 0);
+		CREATE TABLE seen (w int NOT NULL);
+		INSERT INTO seen VALUES (0);
+		CREATE SCHEMA hx;
+		CREATE TABLE hx.stamp (who int PRIMARY KEY, t timestamptz NOT NULL);
+		CREATE TABLE cfgv (id int PRIMARY KEY, v int NOT NULL);
+		INSERT INTO cfgv VALUES (1, 0);
+		CREATE FUNCTION cfg_now() RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT v FROM cfgv WHERE id = 1';
+		CREATE FUNCTION bump_cfg() RETURNS int LANGUAGE sql AS 'UPDATE cfgv SET v = v + 1 WHERE id = 1 RETURNING v';
+		CREATE VIEW cfg_view AS SELECT cfg_now() AS c;
+		CREATE SEQUENCE hseq;
+		CREATE TABLE hitems (id bigint PRIMARY KEY, what text);`,
+			Actors: [][]Step{
+				{keep("SELECT nextval('hseq')"), {SQL: "BEGIN; INSERT INTO hitems VALUES (nextval('hseq'), 'a1'), (nextval('hseq'), 'b1'); SELECT cfg_now(); ROLLBACK", Simple: true, Retry: false, Keep: true}},
+				{{SQL: "BEGIN; INSERT INTO hx.stamp VALUES (2, now()) ON CONFLICT (who) DO UPDATE SET t = now(); SELECT count(*) FROM (VALUES (bump_cfg()), (0)) v(x); COMMIT", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN; SELECT count(*) FROM hx.stamp a JOIN hx.stamp b ON a.t < b.t WHERE a.who = 1 AND b.who = 2; SELECT c FROM cfg_view; COMMIT", Simple: true, Retry: false, Keep: true}},
+			}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},
