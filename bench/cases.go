@@ -1260,6 +1260,61 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 				{keep("SELECT nextval('hseq')"), {SQL: "BEGIN; INSERT INTO hitems VALUES (nextval('hseq'), 'a1'), (nextval('hseq'), 'b1'); SELECT cfg_now(); ROLLBACK", Simple: true, Retry: false, Keep: true}},
 				{{SQL: "BEGIN; INSERT INTO hx.stamp VALUES (2, now()) ON CONFLICT (who) DO UPDATE SET t = now(); SELECT count(*) FROM (VALUES (bump_cfg()), (0)) v(x); COMMIT", Simple: true, Retry: false, Keep: true}, {SQL: "BEGIN; SELECT count(*) FROM hx.stamp a JOIN hx.stamp b ON a.t < b.t WHERE a.who = 1 AND b.who = 2; SELECT c FROM cfg_view; COMMIT", Simple: true, Retry: false, Keep: true}},
 			}},
+		// A review of the evening's fixes themselves (4 December): the
+		// first seven lost a behaviour before their fix.
+		// review RV
+		{Name: "recheck-now-dollar", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{simple("INSERT INTO x.ta VALUES ($$now$$::timestamptz)"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{simple("INSERT INTO x.tb VALUES ($$now$$::timestamptz)")}}},
+		{Name: "recheck-now-literal-parse", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{q("SELECT 1"), q("INSERT INTO x.ta VALUES ('now'::timestamptz)"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{simple("INSERT INTO x.tb VALUES (now())")}}},
+		{Name: "recheck-ser-split-tx", Setup: "CREATE TABLE x (k int PRIMARY KEY, v int); CREATE TABLE y (k int PRIMARY KEY, v int); CREATE TABLE w (k int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0); INSERT INTO y VALUES (1, 0); INSERT INTO w VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN; SELECT 0"), sk("COMMIT; BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM y WHERE k = 1; UPDATE x SET v = 1 WHERE k = 1"), sk("SELECT v FROM w WHERE k = 1"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM x WHERE k = 1; UPDATE y SET v = 1 WHERE k = 1"), sk("SELECT 1"), sk("SELECT 2"), sk("COMMIT")}}},
+		{Name: "recheck-bytea-output-row-key", Setup: accts, Actors: [][]Step{
+			{simple("SET bytea_output = escape"), q("UPDATE acct SET bal = bal + 1 WHERE id = length('\\x4142'::bytea::text) RETURNING bal")},
+			{q("UPDATE acct SET bal = bal * 10 WHERE id = 2")}}},
+		{Name: "recheck-ctid-uescape", Setup: accts, Actors: [][]Step{
+			{q("UPDATE acct SET bal = 11 WHERE id = 1"), q(`SELECT U&"\0063tid" FROM acct WHERE id = 1`)},
+			{q("UPDATE acct SET bal = 12 WHERE id = 2")}}},
+		{Name: "recheck-immutable-lies-uescape", Setup: counter + `CREATE FUNCTION cfg() RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN (SELECT n FROM counter WHERE id = 1); END $$;`,
+			Actors: [][]Step{
+				{q(`SELECT U&"cfg"()`)},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "recheck-immutable-lies-view-uescape", Setup: counter + `CREATE FUNCTION cfgs() RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT n FROM counter WHERE id = 1'; CREATE VIEW settings AS SELECT cfgs() AS c;`,
+			Actors: [][]Step{
+				{q(`SELECT c FROM U&"settings"`)},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "recheck-custom-setting-pruning", Setup: "CREATE TABLE parted (k int, v int) PARTITION BY LIST (k); CREATE TABLE p1 PARTITION OF parted FOR VALUES IN (1); CREATE TABLE p2 PARTITION OF parted FOR VALUES IN (2); INSERT INTO parted VALUES (1, 1), (2, 1);", Actors: [][]Step{
+			{simple("SET my.k = 2"), simple("SELECT sum(v) FROM parted WHERE k = current_setting('my.k', true)::int")},
+			{q("INSERT INTO p2 VALUES (2, 5)")}}},
+		{Name: "recheck-immutable-lies-dotted-name", Setup: counter + `CREATE FUNCTION "cfg.v"() RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN (SELECT n FROM counter WHERE id = 1); END $$;`,
+			Actors: [][]Step{
+				{q(`SELECT "cfg.v"()`)},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "recheck-immutable-lies-cast", Setup: counter + `CREATE TYPE pt AS (a int); CREATE FUNCTION mk(k int) RETURNS pt LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN ROW((SELECT n FROM counter WHERE id = k))::pt; END $$; CREATE CAST (int AS pt) WITH FUNCTION mk(int);`,
+			Actors: [][]Step{
+				{q(`SELECT (1::pt).a`)},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "recheck-index-expression-lies", Setup: counter + `CREATE FUNCTION lf(k int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN k + (SELECT n FROM counter WHERE id = 1); END $$; CREATE TABLE u (k int); CREATE UNIQUE INDEX ON u (lf(k)); INSERT INTO u VALUES (5);`,
+			Actors: [][]Step{
+				{keep("INSERT INTO u VALUES (0)")},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "recheck-immutable-lies-keyword-name", Setup: counter + `CREATE FUNCTION "filter"() RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN (SELECT n FROM counter WHERE id = 1); END $$;`,
+			Actors: [][]Step{
+				{q(`SELECT filter()`)},
+				{q("UPDATE counter SET n = 5 WHERE id = 1")}}},
+		{Name: "recheck-now-param", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{{SQL: "INSERT INTO x.ta VALUES ($1)", Args: []any{"now"}}, q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{simple("INSERT INTO x.tb VALUES (now())")}}},
+		{Name: "recheck-parse-lock-first-unit", Setup: "CREATE TABLE parent (id int PRIMARY KEY); INSERT INTO parent VALUES (1);",
+			Actors: [][]Step{
+				{simple("BEGIN; CREATE TABLE child (p int REFERENCES parent)"), simple("INSERT INTO parent VALUES (5)"), simple("COMMIT")},
+				{q("INSERT INTO parent VALUES (7)"), q("SELECT count(*) FROM parent")}}},
 		// Passed before any fix; kept.
 		{Name: "advisory-xact-vs-shared", Setup: counter, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_advisory_xact_lock(5)"), q("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n"), q("COMMIT")},

@@ -147,13 +147,12 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 			ev := f
 			ev.Ref, ev.Actor, ev.Decision = ref, ref.Actor, k
 			blockers := waitedOn(u)
-			if len(blockers) > 1 || len(blockers) == 1 && len(union(ev.Locks, ev.Writes)) > 1 {
-				// It waited on several transactions, or may have (it
-				// locks several things, and a second wait after the first
-				// ended is not always seen). Which order of its blockers'
-				// commands and its wait's end PostgreSQL allows is not
-				// followed: released before a blocker's end, it may take
-				// a lock another would have taken (cases
+			if len(blockers) > 1 {
+				// It waited on several transactions, perhaps one after
+				// the other. Which order of its blockers' commands and
+				// its wait's end PostgreSQL allows is not followed:
+				// released before a blocker's end, it may take a lock
+				// another would have taken (cases
 				// locks-successive-blockers,
 				// locks-second-blocker-skip-other-table). The attempt is
 				// not judged: every alternative of it is explored.
@@ -204,6 +203,9 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		}
 		waiting = kept
 	}
+	if mayWaitTwice(tr) {
+		return nil // as for several blockers, above
+	}
 	observePlacement(tr)
 	serializableComponents(tr)
 	// Every statement ran against the catalogs it was classified
@@ -249,6 +251,46 @@ func observePlacement(tr *search.Trace) {
 			e.Writes = union(e.Writes, add)
 		}
 	}
+}
+
+// mayWaitTwice reports a unit that waited on one transaction but locks or
+// writes several things of which a third actor's transaction locks or
+// writes one: it may have waited on that one too, after the first wait
+// ended, which the scheduler does not always see.
+func mayWaitTwice(tr *search.Trace) bool {
+	for _, e := range tr.Events {
+		if e.Kind != search.WaitStart || len(e.Blockers) != 1 {
+			continue
+		}
+		mine := union(e.Locks, e.Writes)
+		if len(mine) < 2 {
+			continue
+		}
+		for _, f := range tr.Events {
+			if f.Actor == e.Actor || f.Actor == e.Blockers[0] {
+				continue
+			}
+			if namesMeet(mine, union(union(f.Locks, f.Writes), union(f.TxLocks, f.TxWrites))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesMeet: a name of a is one of b, or a row of a relation b names
+// whole, or the other way round (search's meets).
+func namesMeet(a, b []string) bool {
+	for _, x := range a {
+		xr, xk := footprint.SplitName(x)
+		for _, y := range b {
+			yr, yk := footprint.SplitName(y)
+			if xr == yr && (xk == "" || yk == "" || xk == yk) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // serializableComponents makes the events of SERIALIZABLE transactions

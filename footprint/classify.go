@@ -543,7 +543,7 @@ func harmlessParam(name string) bool {
 	case "application_name", "client_min_messages", "work_mem", "maintenance_work_mem", "temp_buffers", "hash_mem_multiplier",
 		"synchronous_commit", "random_page_cost", "seq_page_cost", "effective_cache_size", "effective_io_concurrency",
 		"from_collapse_limit", "join_collapse_limit", "plan_cache_mode", "default_statistics_target", "commit_delay", "commit_siblings",
-		"bytea_output":
+		"geqo_threshold":
 		return true
 	}
 	return false

@@ -63,6 +63,15 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	// a VALUES list, a LIMIT or a window frame is never printed (cases
 	// code-values-*, code-limit-function, code-window-frame-function).
 	// Every call in the text must be a safe built-in or printed.
+	for _, t := range ts {
+		if t.kind == tokQuoted && (strings.HasPrefix(t.text, unicodeIdent) || strings.Contains(t.text, ".")) {
+			// Not decoded (U&"..."), or a name with a dot, which the
+			// name rules below would split: any name rule may miss it
+			// (cases recheck-ctid-uescape, recheck-immutable-lies-view-uescape,
+			// recheck-immutable-lies-dotted-name).
+			return global("names something as U&\"...\" or with a dot inside quotes")
+		}
+	}
 	printed := map[string]bool{}
 	for _, e := range exprs {
 		for _, m := range funcCall.FindAllStringSubmatch(stripCasts(e), -1) {
@@ -74,10 +83,10 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		if next.kind != tokPunct || next.text != "(" || (t.kind != tokWord && t.kind != tokQuoted) {
 			continue
 		}
+		// Keywords are looked up too: a function may be called filter
+		// or over (case recheck-immutable-lies-keyword-name); a word that
+		// names no function is a column list, an alias's, a type's.
 		name := t.text
-		if t.kind == tokWord && (unprintedKeywords[name] || syntaxFunctions[name]) {
-			continue
-		}
 		if i >= 2 && ts[i-1].kind == tokPunct && ts[i-1].text == "." && (ts[i-2].kind == tokWord || ts[i-2].kind == tokQuoted) {
 			name = ts[i-2].text + "." + name
 		}
@@ -104,14 +113,16 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 			return global("reads view " + t.text + ", which calls a user or volatile function")
 		}
 	}
-	clock := false
+	clock := plan[timeParamsKey] == true
 	for _, t := range ts {
-		if t.kind == tokWord && timeWords[t.text] || t.kind == tokString && timeLiteral.MatchString(t.text) {
+		if t.kind == tokWord && timeWords[t.text] {
 			clock = true
 		}
 	}
 	for _, e := range exprs {
-		if timeCall.MatchString(e) {
+		// A date or time constant may have been 'now', spelled any way
+		// a string can be ($$now$$, E'now', ' now': case recheck-now-dollar).
+		if timeCall.MatchString(e) || timeConstant.MatchString(e) {
 			clock = true
 		}
 	}
@@ -305,8 +316,12 @@ func unqualified(name string) string {
 var timeWords = map[string]bool{"now": true, "current_timestamp": true, "current_time": true, "current_date": true,
 	"localtime": true, "localtimestamp": true, "transaction_timestamp": true, "statement_timestamp": true}
 
+// timeParamsKey marks, in a plan explain returns, a statement with a
+// parameter of a date or time type.
+const timeParamsKey = "Interleave Time Parameters"
+
 var (
-	timeLiteral = regexp.MustCompile(`(?i)^'(now|today|tomorrow|yesterday)'$`)
+	timeConstant = regexp.MustCompile(`'::(?:timestamp|date|time)`)
 	timeCall    = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.])(?:pg_catalog\.)?(?:now|transaction_timestamp|statement_timestamp)\(|CURRENT_(?:TIMESTAMP|TIME|DATE)|LOCALTIME`)
 )
 
@@ -542,7 +557,10 @@ func (c *Classifier) explain(ctx context.Context, sql string) (map[string]any, e
 	}
 	defer c.conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE interleave_footprint")
 	var n int
-	if err := c.conn.QueryRow(ctx, "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'interleave_footprint'").Scan(&n); err != nil {
+	var timeParams bool
+	if err := c.conn.QueryRow(ctx, `SELECT cardinality(parameter_types),
+		EXISTS (SELECT 1 FROM unnest(parameter_types) t WHERE t::text ~ '^(timestamp|date|time)')
+		FROM pg_prepared_statements WHERE name = 'interleave_footprint'`).Scan(&n, &timeParams); err != nil {
 		return nil, err
 	}
 	args := make([]string, n)
@@ -562,6 +580,11 @@ func (c *Classifier) explain(ctx context.Context, sql string) (map[string]any, e
 	}
 	if err := json.Unmarshal(out, &doc); err != nil || len(doc) != 1 || doc[0].Plan == nil {
 		return nil, fmt.Errorf("EXPLAIN printed no plan")
+	}
+	if timeParams {
+		// A parameter of a date or time type may be 'now' (case
+		// recheck-now-param): the statement reads the clock.
+		doc[0].Plan[timeParamsKey] = true
 	}
 	return doc[0].Plan, nil
 }
