@@ -322,7 +322,7 @@ const timeParamsKey = "Interleave Time Parameters"
 
 var (
 	timeConstant = regexp.MustCompile(`'::(?:timestamp|date|time)`)
-	timeCall    = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.])(?:pg_catalog\.)?(?:now|transaction_timestamp|statement_timestamp)\(|CURRENT_(?:TIMESTAMP|TIME|DATE)|LOCALTIME`)
+	timeCall     = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.])(?:pg_catalog\.)?(?:now|transaction_timestamp|statement_timestamp)\(|CURRENT_(?:TIMESTAMP|TIME|DATE)|LOCALTIME`)
 )
 
 var funcCall = regexp.MustCompile(`((?:[A-Za-z_][A-Za-z0-9_$]*\.)?[A-Za-z_][A-Za-z0-9_$]*|"[^"]+")\(`)
