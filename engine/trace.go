@@ -270,22 +270,7 @@ func mayWaitTwice(tr *search.Trace) bool {
 			if f.Actor == e.Actor || f.Actor == e.Blockers[0] {
 				continue
 			}
-			if namesMeet(mine, union(union(f.Locks, f.Writes), union(f.TxLocks, f.TxWrites))) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// namesMeet: a name of a is one of b, or a row of a relation b names
-// whole, or the other way round (search's meets).
-func namesMeet(a, b []string) bool {
-	for _, x := range a {
-		xr, xk := footprint.SplitName(x)
-		for _, y := range b {
-			yr, yk := footprint.SplitName(y)
-			if xr == yr && (xk == "" || yk == "" || xk == yk) {
+			if search.Meets(mine, union(union(f.Locks, f.Writes), union(f.TxLocks, f.TxWrites))) {
 				return true
 			}
 		}

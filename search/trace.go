@@ -276,6 +276,11 @@ func meets(a []string, others ...[]string) bool {
 	return false
 }
 
+// Meets reports whether a name of a is one of b, or a row of a relation b
+// names whole, or the other way round: the test every dependence rule
+// uses, for code outside search that must agree with it.
+func Meets(a, b []string) bool { return meets(a, b) }
+
 // meetsRel is meets on relations alone: rows of one relation meet.
 func meetsRel(a []string, others ...[]string) bool {
 	for _, b := range others {
