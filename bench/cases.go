@@ -1331,6 +1331,23 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "create-serial", Setup: counter, Actors: [][]Step{
 			{q("CREATE TABLE made (id serial PRIMARY KEY, n int)"), keep("INSERT INTO made (n) VALUES (1) RETURNING id")},
 			{keep("SELECT nextval('made_id_seq')")}}},
+		// The invariant reads the table whole: without ORDER BY it sees the
+		// order the heap keeps rows in, so two keyed updates of different
+		// rows are dependent (the tap on the control connection,
+		// footprint.PlacementReads); an aggregate blind to that order keeps
+		// them independent (inv-placement-sum: 1 order).
+		{Name: "inv-placement-scan", Setup: accts, Observe: []string{"SELECT string_agg(id::text, ',') FROM acct"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "inv-placement-array-agg", Setup: accts, Observe: []string{"SELECT array_agg(id) FROM acct"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "inv-placement-limit", Setup: accts, Observe: []string{"SELECT (SELECT id FROM acct LIMIT 1)::text"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "inv-placement-sum", Setup: accts, Observe: []string{"SELECT sum(bal) FROM acct", "SELECT count(*) FROM acct"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
 	}, protoCases()...)
 }
 

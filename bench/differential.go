@@ -28,6 +28,10 @@ type Case struct {
 	// Large cases take thousands of orders without reduction: the
 	// benchmark runs them, CI does not.
 	Large bool
+	// Observe are queries the invariant runs on its connection, their
+	// rows part of the behaviour (an invariant that reads a table
+	// without ORDER BY sees the order the heap keeps its rows in).
+	Observe []string
 }
 
 // Step is one statement an actor runs, or a control instruction.
@@ -80,6 +84,13 @@ func (c Case) Scenario(rec *Recorder) interleave.Scenario {
 			b, err := behaviour(ctx, db, results)
 			if err != nil {
 				return fmt.Errorf("%w: %v", interleave.ErrHarness, err)
+			}
+			for _, q := range c.Observe {
+				var v any
+				if err := db.QueryRow(ctx, q).Scan(&v); err != nil {
+					return fmt.Errorf("%w: %s: %v", interleave.ErrHarness, q, err)
+				}
+				b += Behaviour(fmt.Sprintf("; %v", v))
 			}
 			rec.mu.Lock()
 			if rec.Seen == nil {

@@ -38,6 +38,10 @@ type attemptResult struct {
 	// OutOfQueue says which waits for one lock ended in another order
 	// than they queued (queue.go); empty when none did.
 	OutOfQueue string
+	// InvariantSQL is what the invariant ran on the control connection;
+	// InvariantKnown that it was all seen (observePlacement).
+	InvariantSQL   []string
+	InvariantKnown bool
 }
 
 // serverTerminated is pgserver.Terminated after an attempt ended with
@@ -275,7 +279,11 @@ func (w *worker) judge(ctx context.Context, sc *Scenario, res *attemptResult, at
 			}
 		}
 	}
-	err := protect("invariant", func() error { return sc.Invariant(ctx, w.control, res.Actors) })
+	var err error
+	res.InvariantSQL, res.InvariantKnown, err = w.tap.invariantSQL(func() error {
+		return protect("invariant", func() error { return sc.Invariant(ctx, w.control, res.Actors) })
+	})
+	res.InvariantKnown = res.InvariantKnown && !sc.InvariantConnects
 	var pe *panicError
 	switch {
 	case errors.As(err, &pe), errors.Is(err, ErrHarness):

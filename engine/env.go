@@ -141,7 +141,8 @@ type worker struct {
 	// it: code the classification does not see may have changed the schema.
 	setupSchema []string
 	schemaKnown bool
-	control     *pgx.Conn // setup, invariant, reset
+	control     *pgx.Conn   // setup, invariant, reset
+	tap         *controlTap // what control sends (the invariant's statements)
 	monitor     *sched.PGMonitor
 	// serverNum is server_version_num.
 	serverNum int
@@ -245,7 +246,7 @@ func (e *env) newWorker(ctx context.Context) (_ *worker, err error) {
 			w.close(context.Background())
 		}
 	}()
-	if w.control, err = pgx.Connect(ctx, e.server.ConnString(db)); err != nil {
+	if w.control, w.tap, err = connectControl(ctx, e.server.ConnString(db)); err != nil {
 		return nil, fmt.Errorf("connect to the attempt database: %w", err)
 	}
 	if w.pristine, err = pgserver.Snapshot(ctx, w.control); err != nil {
@@ -285,11 +286,11 @@ func (w *worker) reset(ctx context.Context) error {
 		return nil
 	}
 	if w.control.IsClosed() {
-		c, err := pgx.Connect(ctx, w.env.server.ConnString(w.db))
+		c, tap, err := connectControl(ctx, w.env.server.ConnString(w.db))
 		if err != nil {
 			return fmt.Errorf("reconnect to the attempt database: %w", err)
 		}
-		w.control = c
+		w.control, w.tap = c, tap
 	}
 	if w.control.PgConn().TxStatus() != 'I' {
 		if _, err := w.control.Exec(ctx, "ROLLBACK"); err != nil {

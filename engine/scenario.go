@@ -28,6 +28,14 @@ type Scenario struct {
 	// instead of ending the attempt as an actor error. Use it when an error
 	// is an expected outcome, such as a serialization failure or a deadlock.
 	HandleActorErrors bool
+	// InvariantConnects says that the Invariant reads the database on
+	// connections of its own, not only on db (a JavaScript invariant, a
+	// command, a Go invariant that connects with db's configuration). The
+	// reduction sees only what runs on db; it must then
+	// take every relation as read whole by the invariant, in the order
+	// the heap keeps its rows in, which orders every two writes of one
+	// table's rows (docs/search.md, "Rows").
+	InvariantConnects bool
 }
 
 // Actor is one concurrent participant. Run gets the connection string of

@@ -206,7 +206,11 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	if mayWaitTwice(tr) {
 		return nil // as for several blockers, above
 	}
-	observePlacement(tr)
+	invRels, invAll := invariantPlacement(ctx, cls, r)
+	if ctx.Err() != nil {
+		return nil
+	}
+	observePlacement(tr, invRels, invAll)
 	serializableComponents(tr)
 	// Every statement ran against the catalogs it was classified
 	// against: later attempts may reuse the classifications.
@@ -226,9 +230,15 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 // write the row placementKey of the relation, which only they write.
 // Without such a statement the order of keyed writes is seen by nothing
 // (a row read by its key is one row; ctid makes a statement global).
-func observePlacement(tr *search.Trace) {
+// The invariant is such a statement too: invariant lists the relations it
+// read whole in a way that may show the order (invariantPlacement),
+// invariantAll says it may have read any.
+func observePlacement(tr *search.Trace, invariant []string, invariantAll bool) {
 	observed := map[string]bool{}
-	all := false
+	all := invariantAll
+	for _, rel := range invariant {
+		observed[rel] = true
+	}
 	for _, e := range tr.Events {
 		all = all || e.Global
 		for _, set := range [][]string{e.Reads, e.Locks, e.Writes, e.TxReads, e.TxWrites, e.TxLocks} {
@@ -251,6 +261,24 @@ func observePlacement(tr *search.Trace) {
 			e.Writes = union(e.Writes, add)
 		}
 	}
+}
+
+// invariantPlacement returns the relations the attempt's invariant read
+// whole, as footprint.PlacementReads judges its statements; all when the
+// invariant ran something the tap did not see (or connects on its own:
+// Scenario.InvariantConnects), or when no invariant ran.
+func invariantPlacement(ctx context.Context, cls *footprint.Classifier, r *attemptResult) (rels []string, all bool) {
+	if !r.InvariantKnown {
+		return nil, true
+	}
+	for _, sql := range r.InvariantSQL {
+		rs, a := cls.PlacementReads(ctx, sql)
+		if a {
+			return nil, true
+		}
+		rels = append(rels, rs...)
+	}
+	return rels, false
 }
 
 // mayWaitTwice reports a unit that waited on one transaction but locks or

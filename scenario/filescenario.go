@@ -18,6 +18,8 @@ func (c *fileConfig) scenario() interleave.Scenario {
 		Setup:             c.setup,
 		Invariant:         c.invariant,
 		HandleActorErrors: c.handleActorErrors,
+		// A command reads the database on connections of its own.
+		InvariantConnects: c.invariantCommand != nil,
 	}
 	for _, a := range c.actors {
 		sc.Actors = append(sc.Actors, interleave.CommandActor(a.name, a.cmd.argv, interleave.CommandOptions{Dir: a.cmd.dir, Env: a.cmd.env}))

@@ -1,0 +1,270 @@
+package footprint
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// PlacementReads returns the relations a statement run outside the actors
+// (the invariant's) reads whole in a way whose result may show the order
+// the heap keeps rows in: the order of two keyed writes to one relation,
+// which no key names (engine/trace.go, observePlacement). all: the
+// statement is global, it may read anything in any order. A relation is
+// left out only where the plan shows a result blind to the order rows
+// arrive in (orderBlind): an aggregate such as count(*) or sum() of
+// integers over the whole relation.
+func (c *Classifier) PlacementReads(ctx context.Context, sql string) (rels []string, all bool) {
+	// Kept as the classifications are (staged until Keep), as one
+	// statement whose Reads are the relations.
+	key := "\x02placement\x00" + sql
+	if s, ok := c.cached(key); ok && len(s) == 1 {
+		return s[0].Reads, s[0].Kind == Global
+	}
+	rels, all = c.placementReads(ctx, sql)
+	if ctx.Err() == nil {
+		st := Statement{Kind: DML, Reads: rels}
+		if all {
+			st = Statement{Kind: Global}
+		}
+		c.stage(key, []Statement{st})
+	}
+	return rels, all
+}
+
+func (c *Classifier) placementReads(ctx context.Context, sql string) (rels []string, all bool) {
+	sts := c.Classify(ctx, sql)
+	for _, st := range sts {
+		if st.Kind == Global {
+			return nil, true
+		}
+		for _, set := range [][]string{st.Reads, st.Locks, st.Writes} {
+			for _, n := range set {
+				if strings.HasPrefix(n, "sequence ") || st.Keys[n] != "" {
+					continue
+				}
+				rels = appendOnce(rels, n)
+			}
+		}
+	}
+	if len(rels) > 0 && len(sts) == 1 && c.orderBlind(ctx, sql) {
+		return nil, false
+	}
+	return rels, false
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// Types whose equal values are identical, so that which of two equal
+// values an aggregate keeps cannot show (numeric 1.0 and 1.00, float -0 and
+// 0, interval '1 day' and '24 hours' are equal and print differently).
+var identityEqual = map[uint32]bool{16: true, 20: true, 21: true, 23: true, 26: true, 1082: true, 1114: true, 1184: true, 2950: true}
+
+// The same for text under deterministic collations only.
+var textTypes = map[uint32]bool{25: true, 1043: true}
+
+// Array types of those (array_agg's result).
+var identityEqualArrays = map[uint32]uint32{1000: 16, 1016: 20, 1005: 21, 1007: 23, 1028: 26, 1182: 1082, 1115: 1114, 1185: 1184, 2951: 2950, 1009: 25, 1015: 1043}
+
+var systemColumnWord = regexp.MustCompile(`(?i)\b(ctid|xmin|xmax|cmin|cmax)\b`)
+
+// orderBlind reports a statement whose result cannot depend on the order
+// its scans return rows in: its plan is one Aggregate without GROUP BY at
+// the root (a parallel plan's Finalize over Partial aggregates), no Limit,
+// window, sublink or other aggregate below it, no system column anywhere,
+// and every output one call of an aggregate that is blind to order for its
+// result type: count; sum and avg giving bigint or numeric (exact
+// arithmetic); min, max, bool_and, bool_or and every of a type whose equal
+// values are identical; string_agg and array_agg ordered by their own
+// argument. Anything else may show the order.
+func (c *Classifier) orderBlind(ctx context.Context, sql string) bool {
+	plan, err := c.explain(ctx, sql)
+	if err != nil {
+		return false
+	}
+	if plan["Node Type"] != "Aggregate" || plan["Strategy"] != "Plain" {
+		return false
+	}
+	root, _ := plan["Partial Mode"].(string)
+	if root != "" && root != "Simple" && root != "Finalize" {
+		return false
+	}
+	ok := true
+	var walk func(n map[string]any, top bool)
+	walk = func(n map[string]any, top bool) {
+		switch n["Node Type"] {
+		case "Limit", "WindowAgg", "LockRows", "ModifyTable", "SetOp", "Unique", "Group", "Function Scan", "Table Function Scan", "Custom Scan", "Foreign Scan":
+			ok = false
+		case "Aggregate":
+			if !top && (root != "Finalize" || n["Partial Mode"] != "Partial") {
+				ok = false
+			}
+		}
+		if rel, _ := n["Parent Relationship"].(string); rel == "InitPlan" || rel == "SubPlan" {
+			ok = false
+		}
+		for _, key := range []string{"Output", "Filter", "Join Filter", "Hash Cond", "Merge Cond", "Index Cond", "Recheck Cond"} {
+			switch v := n[key].(type) {
+			case string:
+				if systemColumnWord.MatchString(v) {
+					ok = false
+				}
+			case []any:
+				for _, o := range v {
+					if s, _ := o.(string); systemColumnWord.MatchString(s) {
+						ok = false
+					}
+				}
+			}
+		}
+		ps, _ := n["Plans"].([]any)
+		for _, p := range ps {
+			if m, _ := p.(map[string]any); m != nil {
+				walk(m, false)
+			}
+		}
+	}
+	walk(plan, true)
+	if !ok {
+		return false
+	}
+	outs, _ := plan["Output"].([]any)
+	if len(outs) == 0 {
+		return false
+	}
+	sd, err := c.conn.PgConn().Prepare(ctx, "", sql, nil)
+	if err != nil || len(sd.Fields) != len(outs) {
+		return false
+	}
+	var nondet bool
+	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_collation WHERE NOT collisdeterministic)").Scan(&nondet); err != nil {
+		return false
+	}
+	for i, o := range outs {
+		s, _ := o.(string)
+		if !blindAggregate(s, sd.Fields[i].DataTypeOID, nondet) {
+			return false
+		}
+	}
+	return true
+}
+
+var aggregateCall = regexp.MustCompile(`(?s)^([a-z_]+)\((.*)\)$`)
+
+// blindAggregate judges one output of the root Aggregate as EXPLAIN
+// VERBOSE prints it, with its result type.
+func blindAggregate(out string, typ uint32, nondet bool) bool {
+	m := aggregateCall.FindStringSubmatch(out)
+	if m == nil || !oneCall(out) {
+		return false
+	}
+	name, args := m[1], strings.TrimPrefix(m[2], "DISTINCT ")
+	equalIsSame := identityEqual[typ] || textTypes[typ] && !nondet
+	switch name {
+	case "count":
+		return true
+	case "sum", "avg":
+		return typ == 20 || typ == 1700
+	case "min", "max", "bool_and", "bool_or", "every":
+		return equalIsSame
+	case "string_agg", "array_agg":
+		parts := topLevel(args)
+		if len(parts) < 2 {
+			return false
+		}
+		order := parts[len(parts)-1]
+		if !strings.HasPrefix(order, "ORDER BY ") || strings.TrimPrefix(order, "ORDER BY ") != parts[0] {
+			return false
+		}
+		if name == "string_agg" {
+			return typ == 25 && !nondet || typ == 17 // bytea: equal is same
+		}
+		elem, isArray := identityEqualArrays[typ]
+		return isArray && (identityEqual[elem] || textTypes[elem] && !nondet)
+	}
+	return false
+}
+
+// oneCall reports that the parenthesis opened after the function's name
+// closes at the end of s (not "f(x) + g(y)").
+func oneCall(s string) bool {
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		return false
+	}
+	depth := 0
+	end := -1
+	scanTop(s[open:], func(i int, ch byte) bool {
+		switch ch {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				end = open + i
+				return false
+			}
+		}
+		return true
+	})
+	return end == len(s)-1
+}
+
+// topLevel splits an aggregate's argument list at its top-level commas and
+// before a top-level " ORDER BY ".
+func topLevel(args string) []string {
+	var parts []string
+	depth, start := 0, 0
+	scanTop(args, func(i int, ch byte) bool {
+		switch {
+		case ch == '(':
+			depth++
+		case ch == ')':
+			depth--
+		case depth == 0 && ch == ',':
+			parts = append(parts, strings.TrimSpace(args[start:i]))
+			start = i + 1
+		case depth == 0 && ch == ' ' && strings.HasPrefix(args[i:], " ORDER BY "):
+			parts = append(parts, strings.TrimSpace(args[start:i]))
+			start = i + 1
+		}
+		return true
+	})
+	return append(parts, strings.TrimSpace(args[start:]))
+}
+
+// scanTop calls f with each byte of s outside quoted strings and quoted
+// identifiers (with the backslash escapes of E-strings), until f returns
+// false.
+func scanTop(s string, f func(i int, ch byte) bool) {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch == '\'' || ch == '"' {
+			escapes := ch == '\'' && i > 0 && (s[i-1] == 'E' || s[i-1] == 'e')
+			for i++; i < len(s); i++ {
+				if escapes && s[i] == '\\' {
+					i++
+					continue
+				}
+				if s[i] == ch {
+					if i+1 < len(s) && s[i+1] == ch {
+						i++
+						continue
+					}
+					break
+				}
+			}
+			continue
+		}
+		if !f(i, ch) {
+			return
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package footprint
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBlindAggregate(t *testing.T) {
+	for _, c := range []struct {
+		out    string
+		typ    uint32
+		nondet bool
+		want   bool
+	}{
+		{"count(*)", 20, false, true},
+		{"count(DISTINCT t.v)", 20, true, true},
+		{"sum(bal)", 20, false, true},
+		{"sum(bal)", 1700, false, true},
+		{"sum(f)", 701, false, false}, // float addition is not associative
+		{"avg(f)", 701, false, false},
+		{"min(v)", 23, false, true},
+		{"min(n)", 1700, false, false}, // 1.0 = 1.00
+		{"max(name)", 25, false, true},
+		{"max(name)", 25, true, false}, // 'a' = 'A' under a nondeterministic collation
+		{"(sum(bal) = 10)", 16, false, false},
+		{"sum(a) + sum(b)", 20, false, false},
+		{"count(*) FILTER (WHERE (v > 1))", 20, false, false},
+		{"string_agg(((t.*)::text), E'\\n'::text ORDER BY ((t.*)::text))", 25, false, true},
+		{"string_agg((t.*)::text, '\n'::text ORDER BY (t.*)::text)", 25, false, true},
+		{"string_agg(((t.*)::text), ', '::text ORDER BY ((t.*)::text))", 25, false, true},
+		{"string_agg(((t.*)::text), ')'::text ORDER BY ((t.*)::text))", 25, false, true},
+		{"string_agg(((t.*)::text), E'\\''::text ORDER BY ((t.*)::text))", 25, false, true},
+		{"string_agg(((t.*)::text), E'\\n'::text ORDER BY ((t.*)::text))", 25, true, false},
+		{"string_agg(name, ','::text ORDER BY dept)", 25, false, false}, // ties in dept
+		{"string_agg(name, ','::text)", 25, false, false},
+		{"array_agg(id ORDER BY id)", 1007, false, true},
+		{"array_agg(n ORDER BY n)", 1231, false, false}, // numeric[]
+		{"array_agg(id)", 1007, false, false},
+		{"json_agg(t.* ORDER BY t.*)", 114, false, false},
+		{"public.count(*)", 20, false, false},
+	} {
+		if got := blindAggregate(c.out, c.typ, c.nondet); got != c.want {
+			t.Errorf("blindAggregate(%q, %d, %v) = %v, want %v", c.out, c.typ, c.nondet, got, c.want)
+		}
+	}
+}
+
+// TestPlacementReads asks a real server: which invariant queries may see
+// the order rows are kept in.
+func TestPlacementReads(t *testing.T) {
+	c, ctx := classifier(t)
+	if _, err := c.conn.Exec(ctx, "CREATE TABLE fl (id int PRIMARY KEY, f float8, n numeric)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sql  string
+		want string // the relations, "all" for global
+	}{
+		{"SELECT n FROM counter WHERE id = 1", ""},
+		{"SELECT count(*) FROM counter", ""},
+		{"SELECT sum(n), count(*) FROM counter", ""},
+		{"SELECT sum(n)::text || ' ' || count(*)::text FROM counter", "public.counter"},
+		{"SELECT string_agg(t::text, E'\\n' ORDER BY t::text) FROM public.counter t", ""},
+		{"SELECT string_agg(t::text, ',') FROM counter t", "public.counter"},
+		{"SELECT string_agg(id::text, ',' ORDER BY n) FROM counter", "public.counter"},
+		{"SELECT array_agg(id ORDER BY id) FROM counter", ""},
+		{"SELECT array_agg(id) FROM counter", "public.counter"},
+		{"SELECT id FROM counter LIMIT 1", "public.counter"},
+		{"SELECT count(*) FROM counter WHERE id = (SELECT id FROM counter LIMIT 1)", "public.counter"},
+		{"SELECT sum(f) FROM fl", "public.fl"},
+		{"SELECT min(n) FROM fl", "public.fl"},
+		// max of a key is planned as an index scan under a LIMIT in an
+		// InitPlan: blind in fact, judged not (coarser is allowed).
+		{"SELECT max(id) FROM fl", "public.fl"},
+		{"SELECT max(f::int) FROM fl", ""},
+		{"SELECT count(*) FROM counter c JOIN products p ON p.id = c.id", ""},
+		{"SELECT bump()", "all"},
+	} {
+		rels, all := c.PlacementReads(ctx, tc.sql)
+		got := strings.Join(rels, ",")
+		if all {
+			got = "all"
+		}
+		if got != tc.want {
+			t.Errorf("PlacementReads(%q) = %q, want %q", tc.sql, got, tc.want)
+		}
+	}
+}
