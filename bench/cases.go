@@ -1348,6 +1348,44 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "inv-placement-sum", Setup: accts, Observe: []string{"SELECT sum(bal) FROM acct", "SELECT count(*) FROM acct"}, Actors: [][]Step{
 			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
 			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		// Review of 5 December, key equality (review I): a key change hidden from the SET
+		// list (IS DISTINCT FROM, a comment inside an operator, a name past 63
+		// bytes, a WITH before UPDATE), a foreign key's parent read through a
+		// view's names, database defaults that change how text reads; three
+		// passing guards (ICU, citext, numeric keys stay whole).
+		{Name: "ri-key-set-after-distinct-from", Setup: "CREATE TABLE t (id int PRIMARY KEY, b bool, v int); INSERT INTO t VALUES (1, false, 0);", Actors: [][]Step{
+			{q("UPDATE t SET b = v IS DISTINCT FROM 0, id = 3 WHERE id = 1")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 3")}}},
+		{Name: "ri-fk-value-through-view-renamed", Setup: "CREATE TABLE p (id int PRIMARY KEY, v int); CREATE TABLE c (id int PRIMARY KEY, pid int REFERENCES p (id)); CREATE VIEW cv AS SELECT id AS pid, pid AS id FROM c; INSERT INTO p VALUES (1, 0), (2, 0);", Actors: [][]Step{
+			{simple("BEGIN"), q("INSERT INTO cv (id, pid) VALUES (2, 1)"), simple("COMMIT")},
+			{keep("SELECT v FROM p WHERE id = 2 FOR UPDATE NOWAIT")}}},
+		{Name: "ri-key-name-truncated", Setup: "CREATE TABLE t (account_number_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
+			{q("UPDATE t SET account_number_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_moved = 3 WHERE account_number_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx = 1")},
+			{q("UPDATE t SET v = v + 1 WHERE account_number_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx = 3")}}},
+		{Name: "ri-key-hidden-by-database-scs", Setup: "CREATE TABLE t (id int PRIMARY KEY, s text, v int); INSERT INTO t VALUES (1, '', 0); DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET standard_conforming_strings = off', current_database()); END $$;", Actors: [][]Step{
+			{q(`UPDATE t SET s = 'a\', v = 0 WHERE id = 1 --', id = 3 WHERE id = 1`)},
+			{q("UPDATE t SET v = v + 1 WHERE id = 3")}}},
+		{Name: "ri-key-database-timezone", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (-9, 1), (0, 1); DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET TimeZone = %L', current_database(), 'Asia/Tokyo'); END $$;", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE id = extract(epoch FROM '2020-01-01 00:00'::timestamptz - '2020-01-01 00:00+00'::timestamptz)::int / 3600")},
+			{q("UPDATE t SET v = v * 10 WHERE id = -9")}}},
+		{Name: "ri-icu-nondeterministic-key", Setup: "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false); CREATE TABLE t (k text COLLATE ci PRIMARY KEY, v int); INSERT INTO t VALUES ('a', 1);", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE k = 'a'")},
+			{q("UPDATE t SET v = v * 10 WHERE k = 'A'")}}},
+		{Name: "ri-citext-key", Setup: "CREATE EXTENSION IF NOT EXISTS citext; CREATE TABLE t (k citext PRIMARY KEY, v int); INSERT INTO t VALUES ('a', 1);", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE k = 'a'")},
+			{q("UPDATE t SET v = v * 10 WHERE k = 'A'")}}},
+		{Name: "ri-numeric-key-scale", Setup: "CREATE TABLE t (k numeric PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1);", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE k = 1.0")},
+			{q("UPDATE t SET v = v * 10 WHERE k = 1.00")}}},
+		{Name: "ri-key-set-after-operator-comment", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
+			{q("UPDATE t SET v = v +-- from\n 1, id = 3 WHERE id = 1")},
+			{q("UPDATE t SET v = v * 10 WHERE id = 3")}}},
+		{Name: "ri-key-view-behind-cte-named-like-table", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); CREATE VIEW tv AS SELECT id AS k, v FROM t; INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
+			{q("WITH t AS (SELECT 1) UPDATE tv SET k = 3 WHERE k = 1")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 3")}}},
+		{Name: "ri-null-equals-database-default", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0); DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET transform_null_equals = on', current_database()); END $$;", Actors: [][]Step{
+			{q("SELECT count(*) FROM t WHERE v = NULL")},
+			{q("UPDATE t SET v = NULL WHERE id = 1")}}},
 	}, protoCases()...)
 }
 

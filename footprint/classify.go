@@ -54,6 +54,7 @@ type Classifier struct {
 	roles   map[string]map[string]string // roleSettings by user
 	created []string                     // AfterCreating
 	schemas []string                     // every schema, once read (namedEverywhere)
+	resets  map[string]string            // settings enter changed, with their values before
 }
 
 // NewClassifier classifies on conn, sharing cache: it reads the cache at
@@ -97,6 +98,9 @@ type SessionState struct {
 	// function that may have changed it, a ROLLBACK TO SAVEPOINT that
 	// undid a SET): every statement is then Global.
 	Unknown string
+	// resets are the settings Setup gives values that leave must RESET
+	// (Vals.Other).
+	resets []string
 }
 
 func (s SessionState) key() string {
@@ -168,6 +172,14 @@ func (c *Classifier) ClassifyIn(ctx context.Context, sess SessionState, sql stri
 
 // enter puts the classifier's connection in sess's state.
 func (c *Classifier) enter(ctx context.Context, sess SessionState) error {
+	c.resets = map[string]string{}
+	for _, k := range sess.resets {
+		was, err := c.currentSetting(ctx, k)
+		if err != nil {
+			return err
+		}
+		c.resets[k] = was
+	}
 	for _, q := range sess.Setup {
 		if _, err := c.conn.Exec(ctx, q); err != nil {
 			return firstLine(err)
@@ -183,6 +195,10 @@ func (c *Classifier) leave(ctx context.Context) {
 	_, _ = c.conn.Exec(ctx, "RESET SESSION AUTHORIZATION")
 	_, _ = c.conn.Exec(ctx, "RESET ROLE")
 	_, _ = c.conn.Exec(ctx, "RESET search_path")
+	for k, was := range c.resets {
+		_, _ = c.conn.Exec(ctx, "SELECT set_config($1, $2, false)", k, was)
+	}
+	c.resets = nil
 	c.session = ""
 }
 

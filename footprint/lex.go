@@ -102,7 +102,7 @@ func lex(sql string) (stmts [][]token, ok bool) {
 			if !good {
 				return nil, false
 			}
-			cur = append(cur, token{tokQuoted, strings.ReplaceAll(sql[i+1:j-1], `""`, `"`), depth})
+			cur = append(cur, token{tokQuoted, truncIdent(strings.ReplaceAll(sql[i+1:j-1], `""`, `"`)), depth})
 			i = j
 		case c == '$':
 			if j := dollarTagEnd(sql, i); j > 0 {
@@ -153,14 +153,32 @@ func lex(sql string) (stmts [][]token, ok bool) {
 					}
 					j += s2
 				}
-				cur = append(cur, token{tokWord, asciiLower(sql[i:j]), depth})
+				cur = append(cur, token{tokWord, truncIdent(asciiLower(sql[i:j])), depth})
 				i = j
 				continue
 			}
-			// Operators: a run of operator characters is one token.
+			// Operators: a run of operator characters is one token, as
+			// PostgreSQL's scanner cuts it: it ends where a comment
+			// begins ("+--" is "+" and a comment: case
+			// ri-key-set-after-operator-comment), and a trailing + or -
+			// is its own token unless the run holds one of ~!@#^&|`?%.
 			j := i + size
-			for j < len(sql) && strings.ContainsRune("+-*/<>=~!@#%^&|`?", rune(sql[j])) && strings.ContainsRune("+-*/<>=~!@#%^&|`?", r) {
-				j++
+			if strings.ContainsRune(opChars, r) {
+				for j < len(sql) && strings.ContainsRune(opChars, rune(sql[j])) {
+					j++
+				}
+				op := sql[i:j]
+				for _, c := range []string{"--", "/*"} {
+					if k := strings.Index(op, c); k > 0 {
+						op = op[:k]
+					}
+				}
+				if len(op) > 1 && !strings.ContainsAny(op, "~!@#^&|`?%") {
+					for len(op) > 1 && (op[len(op)-1] == '+' || op[len(op)-1] == '-') {
+						op = op[:len(op)-1]
+					}
+				}
+				j = i + len(op)
 			}
 			cur = append(cur, token{tokPunct, sql[i:j], depth})
 			i = j
@@ -168,6 +186,23 @@ func lex(sql string) (stmts [][]token, ok bool) {
 	}
 	flush()
 	return stmts, true
+}
+
+// opChars are the characters operators are made of.
+const opChars = "+-*/<>=~!@#%^&|`?"
+
+// truncIdent cuts an identifier to 63 bytes at a character boundary, as
+// PostgreSQL does (NAMEDATALEN - 1): a longer name names the same column
+// (case ri-key-name-truncated).
+func truncIdent(s string) string {
+	if len(s) <= 63 {
+		return s
+	}
+	n := 63
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // endQuote finds the end of a quoted token that started before from: a

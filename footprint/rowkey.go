@@ -94,6 +94,11 @@ func (c *Classifier) loadKeys(ctx context.Context, cat *catalog) error {
 // the SET list names the table's columns by the view's names, so whether
 // the key changes cannot be read from it.
 func updatesTableItself(cat *catalog, ts []token, rel string) bool {
+	// A WITH first: ts[1] is a CTE's name, not the target (case
+	// ri-key-view-behind-cte-named-like-table).
+	if len(ts) == 0 || ts[0].kind != tokWord || ts[0].text != "update" {
+		return false
+	}
 	i := 1
 	if i < len(ts) && ts[i].kind == tokWord && ts[i].text == "only" {
 		i++
@@ -107,6 +112,21 @@ func updatesTableItself(cat *catalog, ts []token, rel string) bool {
 	}
 	name := ts[i].text
 	return strings.HasSuffix(rel, "."+name) && !cat.views[name]
+}
+
+// insertsTableItself is updatesTableItself for INSERT INTO.
+func insertsTableItself(cat *catalog, ts []token, rel string) bool {
+	if len(ts) < 3 || ts[0].kind != tokWord || ts[0].text != "insert" || ts[1].kind != tokWord || ts[1].text != "into" {
+		return false
+	}
+	ident := func(t token) bool { return t.kind == tokWord || t.kind == tokQuoted }
+	if !ident(ts[2]) {
+		return false
+	}
+	if len(ts) > 4 && ts[3].kind == tokPunct && ts[3].text == "." && ident(ts[4]) {
+		return ts[2].text+"."+ts[4].text == rel
+	}
+	return strings.HasSuffix(rel, "."+ts[2].text) && !cat.views[ts[2].text]
 }
 
 // scanNode is one scan of a relation in a plan.
@@ -317,14 +337,16 @@ func quoteIdent(s string) string {
 func setsColumn(ts []token, name string) bool {
 	in := false
 	depth := 0
-	for _, t := range ts {
+	for i, t := range ts {
 		if !in {
 			if t.kind == tokWord && t.text == "set" {
 				in, depth = true, t.depth
 			}
 			continue
 		}
-		if t.depth == depth && t.kind == tokWord && (t.text == "from" || t.text == "where" || t.text == "returning") {
+		// IS [NOT] DISTINCT FROM is an expression's FROM, not the
+		// clause's (case ri-key-set-after-distinct-from).
+		if t.depth == depth && t.kind == tokWord && (t.text == "from" && (i == 0 || ts[i-1].text != "distinct") || t.text == "where" || t.text == "returning") {
 			in = false
 			continue
 		}
@@ -425,6 +447,11 @@ func IntParam(text string, isText bool, binary []byte) (string, bool) {
 func insertParentKeys(cat *catalog, ts []token, w string, named Set, keys map[string]string) map[string]string {
 	fks := cat.fkCols[w]
 	if len(fks) == 0 || len(ts) < 4 || ts[0].text != "insert" || ts[1].text != "into" {
+		return keys
+	}
+	// The target as written must be w itself, not a view that names its
+	// columns otherwise (case ri-fk-value-through-view-renamed).
+	if !insertsTableItself(cat, ts, w) {
 		return keys
 	}
 	i := 2

@@ -2,7 +2,9 @@ package footprint
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +28,16 @@ type Vals struct {
 	// for the server, the database, the role, in the start-up packet, or
 	// by a SET or RESET since): a lock wait may end by time.
 	Timeouts bool
+	// Other holds the session's defaults (start-up packet, database and
+	// role settings) of the settings not followed above that differ from
+	// the classifier connection's own: how text reads (TimeZone,
+	// DateStyle, standard_conforming_strings, extra_float_digits,
+	// transform_null_equals, ...). The classifier takes them on before
+	// it classifies (cases ri-key-database-timezone,
+	// ri-key-hidden-by-database-scs, ri-null-equals-database-default). A
+	// RESET or RESET ALL goes back to them; a SET of one makes the
+	// session unknown.
+	Other map[string]string
 }
 
 // Clone returns a copy of v that can be changed alone.
@@ -35,12 +47,17 @@ func (v Vals) Clone() Vals {
 	if out.Stmts == nil {
 		out.Stmts = map[string]string{}
 	}
+	out.Other = maps.Clone(v.Other)
 	return out
 }
 
 // State is the SessionState to classify a statement of this session in.
 func (v Vals) State() SessionState {
 	st := SessionState{Unknown: v.Unknown}
+	for _, k := range slices.Sorted(maps.Keys(v.Other)) {
+		st.Setup = append(st.Setup, "SELECT set_config("+literal(k)+", "+literal(v.Other[k])+", false)")
+		st.resets = append(st.resets, k)
+	}
 	for _, p := range []string{"session_authorization", "role", "search_path"} {
 		if s := v.Stmts[p]; s != "" {
 			st.Setup = append(st.Setup, s)
@@ -100,9 +117,29 @@ func (c *Classifier) Defaults(ctx context.Context, params []string) Vals {
 		v.Stmts["search_path"] = "SELECT set_config('search_path', " + literal(sp) + ", false)"
 	}
 	v.Timeouts = c.own.timeouts
-	for _, p := range []string{"lock_timeout", "statement_timeout"} {
+	for _, p := range []string{"lock_timeout", "statement_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout", "transaction_timeout"} {
 		if x, ok := set[p]; ok && strings.TrimSpace(x) != "0" {
 			v.Timeouts = true
+		}
+	}
+	for k, x := range set {
+		switch {
+		case defaultFollowed(k) || harmlessParam(k) || followedParam(k):
+		case k == "standard_conforming_strings" && !strings.EqualFold(strings.TrimSpace(x), "on"):
+			// The lexer reads strings as the server's default has them.
+			v.Unknown = "the session's standard_conforming_strings is " + x
+		case k == "client_encoding":
+			if e := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(x)); e != "utf8" && e != "unicode" {
+				v.Unknown = "the session's client_encoding is " + x
+			}
+		default:
+			if cur, err := c.currentSetting(ctx, k); err == nil && cur == x {
+				continue
+			}
+			if v.Other == nil {
+				v.Other = map[string]string{}
+			}
+			v.Other[k] = x
 		}
 	}
 	if lvl, ok := set["default_transaction_isolation"]; ok {
@@ -117,6 +154,29 @@ func (c *Classifier) Defaults(ctx context.Context, params []string) Vals {
 		v.Unknown = c.own.err
 	}
 	return v
+}
+
+// defaultFollowed: start-up and default settings Defaults reads itself.
+func defaultFollowed(k string) bool {
+	switch k {
+	case "user", "database", "options", "replication", "role", "session_authorization", "search_path",
+		"default_transaction_isolation", "lock_timeout", "statement_timeout",
+		"idle_in_transaction_session_timeout", "idle_session_timeout", "transaction_timeout":
+		return true
+	}
+	return false
+}
+
+// currentSetting is the classifier connection's own value of setting k.
+func (c *Classifier) currentSetting(ctx context.Context, k string) (string, error) {
+	var v *string
+	if err := c.conn.QueryRow(ctx, "SELECT current_setting($1, true)", k).Scan(&v); err != nil {
+		return "", err
+	}
+	if v == nil {
+		return "", fmt.Errorf("no setting %s", k)
+	}
+	return *v, nil
 }
 
 // own is what the classifier's connection knows of the server: its user,
