@@ -1386,6 +1386,88 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "ri-null-equals-database-default", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0); DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET transform_null_equals = on', current_database()); END $$;", Actors: [][]Step{
 			{q("SELECT count(*) FROM t WHERE v = NULL")},
 			{q("UPDATE t SET v = NULL WHERE id = 1")}}},
+		// Review of 5 December, READ COMMITTED waits (review L): a statement with a
+		// condition besides its key checks it against its snapshot's row before
+		// it would wait (Statement.KeyOnly); a statement that locks two rows
+		// holds the first while it waits for the second (rechecked: one row).
+		// Review L (READ COMMITTED in depth): a statement released inside
+		// another transaction's hold of its row whose WHERE fails on the
+		// snapshot's version never reaches the row lock: it does not wait.
+		{Name: "rc-hold-qual-fails-at-snapshot", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = 1 WHERE id = 1"), q("COMMIT")},
+			{q("SELECT bal FROM acct WHERE id = 1 FOR UPDATE SKIP LOCKED"), q("UPDATE acct SET bal = bal + 100 WHERE id = 1 AND bal < 5 RETURNING bal")}}},
+		// Review L: a waiting statement that drew from a sequence before its
+		// wait (nextval in WHERE) against its blocker's nextval during the
+		// wait.
+		{Name: "rc-wait-nextval-before-wait", Setup: accts + "CREATE SEQUENCE s;", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = 1 WHERE id = 1"), q("SELECT nextval('s')"), q("SELECT nextval('s')"), q("COMMIT")},
+			{q("UPDATE acct SET bal = bal + 100 WHERE id = 1 AND nextval('s') > 0 RETURNING bal")}}},
+		// Review L: UPDATE ... FROM reads another table from the snapshot
+		// its statement took at its release, not at the end of its wait; a
+		// third actor commits a write to that table during the wait.
+		{Name: "rc-wait-update-from-third-commit", Setup: accts + "CREATE TABLE rate (id int PRIMARY KEY, r int NOT NULL); INSERT INTO rate VALUES (1, 2);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")},
+			{q("UPDATE rate SET r = 3 WHERE id = 1")},
+			{q("UPDATE acct SET bal = acct.bal * rate.r FROM rate WHERE acct.id = 1 AND rate.id = 1 RETURNING acct.bal")}}},
+		{Name: "rc-wait-for-update-join-third-commit", Setup: accts + "CREATE TABLE rate (id int PRIMARY KEY, r int NOT NULL); INSERT INTO rate VALUES (1, 2);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")},
+			{q("UPDATE rate SET r = 3 WHERE id = 1")},
+			{q("SELECT acct.bal, rate.r FROM acct, rate WHERE acct.id = 1 AND rate.id = 1 FOR UPDATE OF acct")}}},
+		{Name: "rc-hold-qual-fails-for-update-nextval", Setup: accts + "CREATE SEQUENCE s;", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = 1 WHERE id = 1"), q("SELECT nextval('s')"), q("COMMIT")},
+			{q("SELECT nextval('s')"), q("SELECT bal FROM acct WHERE id = 1 AND bal < 5 FOR UPDATE")}}},
+		// Review L: a SELECT ... FOR UPDATE that waited and whose recheck
+		// (EvalPlanQual) rejects the row's newest version returns nothing but
+		// keeps the row locked; released after the holder's COMMIT it locks
+		// nothing.
+		{Name: "rc-recheck-fails-keeps-lock", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = 0 WHERE id = 1"), q("COMMIT"), keep("SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT")},
+			{q("BEGIN"), q("SELECT bal FROM acct WHERE id = 1 AND bal > 5 FOR UPDATE"), q("COMMIT")}}},
+		// Review L: a chain of three: the waiting UPDATE ... FROM waits on a
+		// blocker that waits on a third transaction, which writes the table
+		// the waiting statement only reads.
+		{Name: "rc-chain-three-update-from", Setup: accts + "CREATE TABLE rate (id int PRIMARY KEY, r int NOT NULL); INSERT INTO rate VALUES (1, 2);", Actors: [][]Step{
+			{simple("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), simple("UPDATE acct SET bal = bal + 1 WHERE id = 2"), simple("COMMIT")},
+			{simple("BEGIN; UPDATE acct SET bal = 5 WHERE id = 2"), simple("UPDATE rate SET r = 3 WHERE id = 1; COMMIT")},
+			{q("UPDATE acct SET bal = acct.bal * rate.r FROM rate WHERE acct.id = 1 AND rate.id = 1 RETURNING acct.bal")}}},
+		{Name: "rc-waiter-beside-repeatable-read", Setup: accts + "CREATE TABLE rate (id int PRIMARY KEY, r int NOT NULL); INSERT INTO rate VALUES (1, 2);", Actors: [][]Step{
+			{simple("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), simple("COMMIT")},
+			{simple("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT bal FROM acct WHERE id = 1"), sk("UPDATE rate SET r = r + 1 WHERE id = 1"), sk("COMMIT")},
+			{q("UPDATE acct SET bal = acct.bal * rate.r FROM rate WHERE acct.id = 1 AND rate.id = 1 RETURNING acct.bal")}}},
+		{Name: "rc-hold-qual-fails-serializable-holder", Setup: accts + "CREATE SEQUENCE s;", Actors: [][]Step{
+			{q("BEGIN ISOLATION LEVEL SERIALIZABLE"), q("UPDATE acct SET bal = 1 WHERE id = 1"), q("SELECT nextval('s')"), keep("COMMIT")},
+			{q("SELECT nextval('s')"), q("DELETE FROM acct WHERE id = 1 AND bal < 5 RETURNING bal")}}},
+		// Review L: a keyed FOR UPDATE of two rows (Rechecked) locks the
+		// first and waits for the second: released after its blocker's
+		// NOWAIT on the first row, it does not make that NOWAIT fail.
+		{Name: "rc-recheck-join-partial-nowait", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE o (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO o VALUES (1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE o SET v = v + 1 WHERE id = 1"), keep("SELECT v FROM t WHERE id = 1 FOR UPDATE NOWAIT"), keep("COMMIT")},
+			{q("SELECT t.v, o.v FROM t, o WHERE t.id = 1 AND o.id = 1 FOR UPDATE")}}},
+		// Review L: the blocker deletes the second row of a keyed two-row
+		// FOR UPDATE that waited: it returns nothing but keeps the first
+		// row locked to its transaction's end; released after the blocker's
+		// COMMIT it locks nothing.
+		{Name: "rc-recheck-join-deleted-keeps-lock", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE o (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO o VALUES (1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("DELETE FROM o WHERE id = 1"), q("COMMIT"), keep("SELECT v FROM t WHERE id = 1 FOR UPDATE NOWAIT")},
+			{q("BEGIN"), q("SELECT t.v, o.v FROM t, o WHERE t.id = 1 AND o.id = 1 FOR UPDATE"), q("COMMIT")}}},
+		{Name: "rc-recheck-fails-keeps-lock-swapped", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT bal FROM acct WHERE id = 1 AND bal > 5 FOR UPDATE"), q("COMMIT")},
+			{q("BEGIN"), q("UPDATE acct SET bal = 0 WHERE id = 1"), q("COMMIT"), keep("SELECT bal FROM acct WHERE id = 1 FOR UPDATE NOWAIT")}}},
+		{Name: "rc-recheck-join-deleted-keeps-lock-swapped", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE o (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO o VALUES (1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("SELECT t.v, o.v FROM t, o WHERE t.id = 1 AND o.id = 1 FOR UPDATE"), q("COMMIT")},
+			{q("BEGIN"), q("DELETE FROM o WHERE id = 1"), q("COMMIT"), keep("SELECT v FROM t WHERE id = 1 FOR UPDATE NOWAIT")}}},
+		{Name: "rc-recheck-join-partial-skip-locked", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE o (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (1, 0); INSERT INTO o VALUES (1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE o SET v = v + 1 WHERE id = 1"), q("SELECT v FROM t WHERE id = 1 FOR UPDATE SKIP LOCKED"), q("COMMIT")},
+			{q("SELECT t.v, o.v FROM t, o WHERE t.id = 1 AND o.id = 1 FOR UPDATE")}}},
+		// Review L: the blocker moves the row to another partition; the
+		// waiting UPDATE fails with 40001, released after the COMMIT it
+		// updates the moved row.
+		{Name: "rc-wait-row-moved-partition", Setup: "CREATE TABLE p (k int NOT NULL, id int NOT NULL, v int NOT NULL) PARTITION BY LIST (k); CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1); CREATE TABLE p2 PARTITION OF p FOR VALUES IN (2); INSERT INTO p VALUES (1, 1, 0);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE p SET k = 2 WHERE id = 1"), q("COMMIT")},
+			{keep("UPDATE p SET v = v + 1 WHERE id = 1 RETURNING k, v")}}},
+		{Name: "rc-wait-upsert-conflict-row-changed", Setup: accts + "CREATE TABLE rate (id int PRIMARY KEY, r int NOT NULL); INSERT INTO rate VALUES (1, 2);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = 0 WHERE id = 1"), q("UPDATE rate SET r = 5 WHERE id = 1"), q("COMMIT")},
+			{q("INSERT INTO acct VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET bal = acct.bal + (SELECT r FROM rate WHERE id = 1) WHERE acct.bal < 5 RETURNING bal")}}},
 	}, protoCases()...)
 }
 

@@ -1340,7 +1340,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	}
 	if len(stmts) == 1 && stmts[0].Kind == footprint.DML && !forced {
 		s := stmts[0]
-		if c.stmtLevel == "read committed" && rowLockRules && s.LocksExact {
+		if c.stmtLevel == "read committed" && rowLockRules && s.LocksExact && s.KeyOnly {
 			ev.Rechecked = rechecked(ev)
 			ev.WaitsOnHolds = len(ev.Rechecked) > 0 && s.RowWait && !c.tx.Timeouts && !c.sess.Timeouts
 		}
@@ -1477,6 +1477,11 @@ func rechecked(ev search.Event) []string {
 			}
 			names.Add(n)
 		}
+	}
+	// A statement that locks two rows holds the first while it waits
+	// for the second (cases rc-recheck-join-partial-*).
+	if len(names) != 1 {
+		return nil
 	}
 	for _, n := range ev.Reads {
 		if !slices.Contains(ev.Locks, n) && !slices.Contains(ev.Writes, n) {

@@ -286,6 +286,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	s.Reads, s.Writes, s.Locks = reads.Sorted(), writes.Sorted(), locks.Sorted()
 	s.Keys = keys
 	s.LocksExact = locksExact(plan, ts)
+	s.KeyOnly = keyOnly(cat, plan)
 	for w := range writes {
 		s.Deferred = s.Deferred || cat.deferrable[w]
 	}

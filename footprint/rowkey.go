@@ -217,6 +217,29 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 	return out
 }
 
+// keyOnly reports a plan with one scan of one keyed relation, whose only
+// condition is its key's equality (Statement.KeyOnly).
+func keyOnly(cat *catalog, plan map[string]any) bool {
+	scans, ops := map[string][]scanNode{}, map[string]string{}
+	subplans := false
+	planScans(plan, scans, ops, &subplans)
+	if subplans || len(scans) != 1 {
+		return false
+	}
+	for rel, ss := range scans {
+		col, ok := cat.keys[rel]
+		if !ok || len(ss) != 1 {
+			return false
+		}
+		n := 0
+		for _, cond := range ss[0].conds {
+			n += len(conjuncts(cond))
+		}
+		return n == 1 && keyOf(ss[0], col) != ""
+	}
+	return false
+}
+
 // keyOf finds key = constant among the top-level conjuncts of a scan's
 // conditions.
 func keyOf(sn scanNode, col string) string {

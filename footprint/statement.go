@@ -118,6 +118,14 @@ type Statement struct {
 	// read from the snapshot and never locked (FOR UPDATE OF, a sublink),
 	// and a returned row may be an aggregate's.
 	LocksExact bool
+	// KeyOnly: the plan scans one relation once, by its key alone (no
+	// other condition, no join). A READ COMMITTED statement that would
+	// wait for a row re-checks it after the wait, but one with another
+	// condition first checks that condition against the row its
+	// snapshot sees, and may not wait at all (cases
+	// rc-hold-qual-fails-*): only KeyOnly statements get
+	// search.Event.Rechecked and WaitsOnHolds.
+	KeyOnly bool
 }
 
 // global is a statement every other depends on, which may run code that
