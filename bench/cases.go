@@ -2,6 +2,20 @@ package bench
 
 import "github.com/jackc/pgx/v5/pgproto3"
 
+// pruneSetup: page 0 of t full but for 1,616 bytes (rows 1 to 6), row 7 alone
+// on page 1. One HOT update of row 1 leaves less than a tenth of the page
+// free, so the next access prunes it if no transaction holds the horizon.
+const pruneSetup = `CREATE TABLE other (x int); CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL, pad text);
+	INSERT INTO t SELECT g, 0, repeat('x', 1050) FROM generate_series(1, 6) g; INSERT INTO t VALUES (7, 0, repeat('y', 1700));`
+
+// prunedReadSetup: t2's one page holds rows 2 and 3 and five versions of
+// row 1, four of them dead (HOT): 524 bytes free. The first access that
+// prunes it frees four line pointers and 4,368 bytes; an INSERT does not
+// prune, and goes to a new page unless something pruned before it.
+const prunedReadSetup = `CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL, pad text);
+	INSERT INTO t2 SELECT g, 0, repeat('x', 1050) FROM generate_series(1, 3) g;
+	UPDATE t2 SET v = 1 WHERE id = 1; UPDATE t2 SET v = 2 WHERE id = 1; UPDATE t2 SET v = 3 WHERE id = 1; UPDATE t2 SET v = 4 WHERE id = 1;`
+
 // Cases are the differential test's scenarios: the patterns of the race
 // suite, the handlers the reduction is for, and the traps
 // ../shared/notes/por-dependencies.md lists (isolation levels, triggers,
@@ -1468,7 +1482,105 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "rc-wait-upsert-conflict-row-changed", Setup: accts + "CREATE TABLE rate (id int PRIMARY KEY, r int NOT NULL); INSERT INTO rate VALUES (1, 2);", Actors: [][]Step{
 			{q("BEGIN"), q("UPDATE acct SET bal = 0 WHERE id = 1"), q("UPDATE rate SET r = 5 WHERE id = 1"), q("COMMIT")},
 			{q("INSERT INTO acct VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET bal = acct.bal + (SELECT r FROM rate WHERE id = 1) WHERE acct.bal < 5 RETURNING bal")}}},
-	}, protoCases()...)
+		// Review of 5 December, other PostgreSQL majors (review H): on 18, a
+		// toast chunk id (17+) shows the order of toasted writes and a login event
+		// trigger (17+) sets any session's state; on every major, the clock read
+		// through a cast from text and timeouts set as database defaults beside
+		// lock and statement timeouts. The ver-* cases that need 17+ pass on 15
+		// (setup or the call fails in both searches); run them with
+		// INTERLEAVE_PG_BIN=$(scripts/pg-major 18).
+		// Review H (other PostgreSQL majors).
+		{Name: "ver-toast-chunk-order", Setup: `CREATE TABLE ta (v text); ALTER TABLE ta ALTER v SET STORAGE EXTERNAL;
+			CREATE TABLE tb (v text); ALTER TABLE tb ALTER v SET STORAGE EXTERNAL;`,
+			Actors: [][]Step{
+				{q("INSERT INTO ta VALUES (repeat('x', 5000))"), q("SELECT (SELECT pg_column_toast_chunk_id(v) FROM ta) < (SELECT pg_column_toast_chunk_id(v) FROM tb)")},
+				{q("INSERT INTO tb VALUES (repeat('y', 5000))")}}},
+		{Name: "ver-now-text-cast", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Actors: [][]Step{
+				{q("INSERT INTO x.ta VALUES ('now'::text::timestamptz)"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{q("INSERT INTO x.tb VALUES (now())")}}},
+		{Name: "ver-now-column-cast", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz); CREATE TABLE x.src (s text); INSERT INTO x.src VALUES ('now');`,
+			Actors: [][]Step{
+				{q("INSERT INTO x.ta SELECT s::timestamptz FROM x.src"), q("SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)")},
+				{q("INSERT INTO x.tb VALUES (now())")}}},
+		{Name: "ver-db-idle-in-tx-timeout", Large: true, Setup: counter + `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = %L', current_database(), '200ms'); END $$;`,
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1"), keep("COMMIT")},
+				{simple("SELECT count(*) FROM generate_series(1, 6000000)")}}},
+		{Name: "ver-login-trigger-search-path", MinMajor: 17, Setup: `CREATE SCHEMA side; CREATE TABLE side.reg (n int); CREATE TABLE reg (n int);
+			CREATE FUNCTION on_login() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN
+			  IF (SELECT source FROM pg_settings WHERE name = 'deadlock_timeout') = 'client' THEN PERFORM set_config('search_path', 'side, public', false); END IF; END $$;
+			CREATE EVENT TRIGGER lg ON login EXECUTE FUNCTION on_login();`,
+			Actors: [][]Step{
+				{q("INSERT INTO reg VALUES (1)")},
+				{q("SELECT count(*) FROM side.reg")}}},
+		{Name: "ver-virtual-generated-filter", MinMajor: 18, Setup: `CREATE TABLE g (id int PRIMARY KEY, v int NOT NULL, gv int GENERATED ALWAYS AS (id), gw int GENERATED ALWAYS AS (v * 2));
+			INSERT INTO g VALUES (1, 1), (2, 2);`,
+			Actors: [][]Step{
+				{q("UPDATE g SET v = v + 1 WHERE gv = 1 RETURNING gw"), q("SELECT string_agg(gw::text, ',' ORDER BY id) FROM g")},
+				{q("UPDATE g SET v = 10 WHERE gw = 4 RETURNING id")}}},
+		{Name: "ver-returning-old-new", Setup: counter,
+			Actors: [][]Step{
+				{simple("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING old.n, new.n"), q("COMMIT")},
+				{q("UPDATE counter SET n = n * 10 + 5 WHERE id = 1 RETURNING old.n, new.n")}}},
+		{Name: "ver-merge-not-matched-by-source", Setup: `CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE s (id int);
+			INSERT INTO t VALUES (1, 1), (2, 2); INSERT INTO s VALUES (1);`,
+			Actors: [][]Step{
+				{keep("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = t.v + 1 WHEN NOT MATCHED BY SOURCE THEN DELETE RETURNING merge_action(), t.id")},
+				{q("INSERT INTO s VALUES (2)"), q("UPDATE t SET v = 7 WHERE id = 2 RETURNING v")}}},
+		{Name: "ver-not-enforced-fk", MinMajor: 18, Setup: `CREATE TABLE parent (id int PRIMARY KEY); CREATE TABLE child (id int PRIMARY KEY, p int REFERENCES parent NOT ENFORCED);
+			INSERT INTO parent VALUES (1), (2);`,
+			Actors: [][]Step{
+				{q("DELETE FROM parent WHERE id = 1")},
+				{keep("INSERT INTO child VALUES (1, 1)"), q("SELECT count(*) FROM child JOIN parent ON parent.id = child.p")}}},
+		// Review of 5 December, what the differential did not look at
+		// (review K): where a row version lands depends on page pruning,
+		// which the xmin horizon (any transaction or snapshot) and keyed
+		// reads decide, and a whole read's plan on relation sizes, which
+		// uncommitted and rolled-back writes grow (observePlacement,
+		// horizonName); an invariant's scan order (Observe). The behaviour
+		// now also holds notices, notifications, command tags, every user
+		// schema, large objects, comments and settings (moreBehaviour).
+		// The pruning cases run with -large: any transaction of the
+		// cluster holds the horizon (the other worker's, autovacuum), so
+		// whether a page is pruned is not a function of the order alone,
+		// and a run can see an outcome the other search did not. A fifth,
+		// more-prune-commit-order-2, lost behaviours only that way.
+		{Name: "more-scan-order-invariant", Setup: accts, Observe: []string{"SELECT string_agg(t::text, ',') FROM acct t"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = 11 WHERE id = 1")},
+			{q("UPDATE acct SET bal = 12 WHERE id = 2")}}},
+		{Name: "more-prune-horizon-order", Large: true, Setup: pruneSetup, Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO other VALUES (1)"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "more-prune-horizon-snapshot", Large: true, Setup: pruneSetup, Actors: [][]Step{
+			{q("BEGIN ISOLATION LEVEL REPEATABLE READ"), q("SELECT count(*) FROM other"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "more-prune-horizon-invariant", Large: true, Setup: pruneSetup, Observe: []string{"SELECT string_agg(id::text, ',') FROM t"}, Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO other VALUES (1)"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2")}}},
+		{Name: "more-large-object-comment", Setup: "CREATE TABLE k (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("SELECT 1 FROM lo_from_bytea(0, 'a')"), keep("COMMENT ON TABLE k IS 'a'")},
+			{q("SELECT count(*) FROM pg_largeobject_metadata"), q("SELECT 1 FROM lo_from_bytea(0, 'b')"), keep("COMMENT ON TABLE k IS 'b'")}}},
+		{Name: "more-other-schema-keyed", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")},
+			{q("UPDATE s2.acct SET bal = bal * 2 WHERE id = 1"), q("SELECT id FROM s2.acct")}}},
+		{Name: "more-prune-by-keyed-read", Large: true, Setup: prunedReadSetup, Observe: []string{"SELECT string_agg(id::text, ',') FROM t2"}, Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO t2 VALUES (8, 0, repeat('z', 1050))"), q("COMMIT")},
+			{q("SELECT v FROM t2 WHERE id = 2"), q("SELECT id FROM t2")}}},
+		{Name: "more-notice-create-if-not-exists", Actors: [][]Step{
+			{sk("CREATE TABLE IF NOT EXISTS made (id int)")},
+			{sk("CREATE TABLE IF NOT EXISTS made (id int)"), q("SELECT 1")}}},
+		{Name: "more-listen-notify", Actors: [][]Step{
+			{q("LISTEN c"), q("SELECT 1"), q("SELECT 2")},
+			{q("NOTIFY c, 'x'")}}},
+		{Name: "more-update-tag-recheck", Setup: accts, Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE acct SET bal = 20 WHERE id = 1"), q("COMMIT")},
+			{q("UPDATE acct SET bal = bal WHERE id = 1 AND bal = 10")}}},
+		{Name: "more-plan-by-relation-size", Large: true, Setup: `CREATE TABLE t3 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t3 SELECT g, 0 FROM generate_series(5, 1, -1) g;
+			CREATE TABLE u3 (id int PRIMARY KEY, w int); INSERT INTO u3 SELECT g, 0 FROM generate_series(1, 4000) g;`, Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO t3 SELECT g, 0 FROM generate_series(100, 40000) g"), q("ROLLBACK")},
+			{q("SELECT t3.id FROM t3 JOIN u3 ON t3.id = u3.id")}}},
+	}, append(protoCases(), appCases()...)...)
 }
 
 // genRLSDoc is the generator's row-security schema (two roles, a table

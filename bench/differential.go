@@ -25,6 +25,17 @@ type Case struct {
 	Name   string
 	Setup  string
 	Actors [][]Step
+	// Funcs, when set, are the actors instead of Actors: application code
+	// that connects to cs itself (any driver, any pool) and returns a
+	// deterministic text of what it saw, part of the behaviour.
+	Funcs []func(ctx context.Context, cs string) (any, error)
+	// MinMajor is the oldest PostgreSQL major the case's setup runs on
+	// (a feature of 17 or 18); on an older server the test checks that
+	// the setup fails there instead of exploring.
+	MinMajor int
+	// Reset, when set, runs after each attempt's setup with the attempt
+	// database's name (state the Funcs keep in the process, per worker).
+	Reset func(db string)
 	// Large cases take thousands of orders without reduction: the
 	// benchmark runs them, CI does not.
 	Large bool
@@ -78,6 +89,9 @@ func (c Case) Scenario(rec *Recorder) interleave.Scenario {
 		HandleActorErrors: true,
 		Setup: func(ctx context.Context, db *pgx.Conn) error {
 			_, err := db.Exec(ctx, c.Setup)
+			if err == nil && c.Reset != nil {
+				c.Reset(db.Config().Database)
+			}
 			return err
 		},
 		Invariant: func(ctx context.Context, db *pgx.Conn, results []interleave.ActorResult) error {
@@ -107,6 +121,9 @@ func (c Case) Scenario(rec *Recorder) interleave.Scenario {
 	for i, steps := range c.Actors {
 		sc.Actors = append(sc.Actors, interleave.Actor{Name: fmt.Sprintf("a%d", i+1), Run: runSteps(steps)})
 	}
+	for i, f := range c.Funcs {
+		sc.Actors = append(sc.Actors, interleave.Actor{Name: fmt.Sprintf("a%d", i+1), Run: f})
+	}
 	return sc
 }
 
@@ -114,7 +131,18 @@ func (c Case) Scenario(rec *Recorder) interleave.Scenario {
 // statement returned (its rows as text), or the first error's SQLSTATE.
 func runSteps(steps []Step) func(ctx context.Context, cs string) (any, error) {
 	return func(ctx context.Context, cs string) (any, error) {
-		c, err := pgx.Connect(ctx, cs)
+		cfg, err := pgx.ParseConfig(cs)
+		if err != nil {
+			return nil, err
+		}
+		var heard []string
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			heard = append(heard, "notice "+n.Severity+" "+n.Code+" "+n.Message)
+		}
+		cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
+			heard = append(heard, "notification "+n.Channel+" "+n.Payload)
+		}
+		c, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -128,8 +156,15 @@ func runSteps(steps []Step) func(ctx context.Context, cs string) (any, error) {
 					if s.SQL == "" && s.Raw == nil {
 						continue
 					}
+					heard = heard[:0]
 					rows, err := runStep(ctx, c, s)
+					if len(heard) > 0 {
+						rows += " {" + strings.Join(heard, " | ") + "}"
+					}
 					if err != nil {
+						if len(heard) > 0 {
+							out = append(out, "{"+strings.Join(heard, " | ")+"}")
+						}
 						out = append(out, "ERROR "+sqlState(err))
 						if s.Keep {
 							continue
@@ -169,6 +204,11 @@ func runStep(ctx context.Context, c *pgx.Conn, s Step) (string, error) {
 			if r.Err != nil {
 				return "", r.Err
 			}
+			var cols []string
+			for _, f := range r.FieldDescriptions {
+				cols = append(cols, fmt.Sprintf("%s:%d", f.Name, f.DataTypeOID))
+			}
+			parts = append(parts, "["+r.CommandTag.String()+"]("+strings.Join(cols, ",")+")")
 			for _, row := range r.Rows {
 				var vals []string
 				for _, v := range row {
@@ -194,6 +234,11 @@ func runStep(ctx context.Context, c *pgx.Conn, s Step) (string, error) {
 	if err := rows.Err(); err != nil {
 		return "", err
 	}
+	var cols []string
+	for _, f := range rows.FieldDescriptions() {
+		cols = append(cols, fmt.Sprintf("%s:%d", f.Name, f.DataTypeOID))
+	}
+	parts = append(parts, "["+rows.CommandTag().String()+"]("+strings.Join(cols, ",")+")")
 	return strings.Join(parts, ";"), nil
 }
 
@@ -252,7 +297,79 @@ func behaviour(ctx context.Context, db *pgx.Conn, results []interleave.ActorResu
 		h.Write([]byte{0})
 	}
 	b.WriteString("db " + hex.EncodeToString(h.Sum(nil))[:16])
+	more, err := moreBehaviour(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString("; more " + more)
 	return Behaviour(b.String()), nil
+}
+
+// moreBehaviour is what a user's invariant could see beyond public's
+// tables and sequences: every user schema's tables (sorted and in the
+// order a scan returns them), sequences and materialized views, large
+// objects, comments, database and role settings, prepared transactions.
+func moreBehaviour(ctx context.Context, db *pgx.Conn) (string, error) {
+	if _, err := db.Exec(ctx, "SET synchronize_seqscans = off"); err != nil {
+		return "", err
+	}
+	var parts []string
+	// A table with a column of a time type holds clock readings, which
+	// differ in every attempt: only its row count is compared.
+	rows, err := db.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname),
+		CASE WHEN c.relkind <> 'S' AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0
+			AND NOT a.attisdropped AND a.atttypid IN ('timestamptz'::regtype, 'timestamp'::regtype, 'date'::regtype,
+			'time'::regtype, 'timetz'::regtype, 'interval'::regtype)) THEN 'c' ELSE c.relkind::text END
+		FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'S', 'm')
+		AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+		AND n.nspname NOT LIKE 'pg_temp_%' AND n.nspname NOT LIKE 'pg_toast_temp_%' ORDER BY 1`)
+	if err != nil {
+		return "", err
+	}
+	type rel struct{ name, kind string }
+	var rels []rel
+	for rows.Next() {
+		var r rel
+		if err := rows.Scan(&r.name, &r.kind); err != nil {
+			return "", err
+		}
+		rels = append(rels, r)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	queries := []string{}
+	for _, r := range rels {
+		if r.kind == "S" {
+			queries = append(queries, "SELECT '"+r.name+" ' || last_value::text || ' ' || is_called::text FROM "+r.name)
+			continue
+		}
+		if r.kind == "c" {
+			queries = append(queries, "SELECT '"+r.name+" rows ' || count(*) FROM "+r.name)
+			continue
+		}
+		queries = append(queries, "SELECT '"+r.name+" sorted ' || coalesce(string_agg(t::text, ',' ORDER BY t::text), '') FROM "+r.name+" t")
+		if os.Getenv("DIFF_SCAN_ORDER") == "1" { // the physical order: Case.Observe reads it where a case needs it
+			queries = append(queries, "SELECT '"+r.name+" scan ' || coalesce(string_agg(t::text, ','), '') FROM "+r.name+" t")
+		}
+	}
+	queries = append(queries,
+		`SELECT 'lo ' || coalesce(string_agg(encode(lo_get(oid), 'escape'), ',' ORDER BY encode(lo_get(oid), 'escape')), '') FROM pg_largeobject_metadata`,
+		`SELECT 'comments ' || coalesce(string_agg(format('%s %s %s', d.classoid::regclass, CASE WHEN d.classoid = 'pg_class'::regclass THEN d.objoid::regclass::text ELSE '' END, d.description), ',' ORDER BY 1), '') FROM pg_description d WHERE d.objoid >= 16384`,
+		`SELECT 'settings ' || coalesce(string_agg(format('%s/%s %s', CASE WHEN s.setdatabase = 0 THEN '' WHEN d.datname = current_database() THEN 'this' ELSE d.datname END, r.rolname, s.setconfig), ',' ORDER BY 1), '') FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase LEFT JOIN pg_roles r ON r.oid = s.setrole WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+		`SELECT 'prepared ' || coalesce(string_agg(gid, ',' ORDER BY gid), '') FROM pg_prepared_xacts WHERE database = current_database()`,
+	)
+	for _, q := range queries {
+		var s *string
+		if err := db.QueryRow(ctx, q).Scan(&s); err != nil {
+			return "", fmt.Errorf("%s: %w", q, err)
+		}
+		if s != nil {
+			parts = append(parts, *s)
+		}
+	}
+	return strings.Join(parts, "; "), nil
 }
 
 // Differential is the outcome of one case explored both ways.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"flag"
+	"github.com/jackc/pgx/v5"
 	"os"
 	"strings"
 	"testing"
@@ -27,6 +28,9 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			defer cancel()
+			if c.MinMajor > 0 && olderThan(ctx, t, c) {
+				return
+			}
 			d, err := RunDifferential(ctx, c, interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2}})
 			if err != nil {
 				t.Fatal(err)
@@ -43,6 +47,35 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 			checkDifferential(t, d)
 		})
 	}
+}
+
+// olderThan reports a server older than c.MinMajor, where c's setup must
+// fail (else MinMajor is wrong).
+func olderThan(ctx context.Context, t *testing.T, c Case) bool {
+	t.Helper()
+	db, err := server.CreateDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.DropDatabase(context.WithoutCancel(ctx), db)
+	conn, err := pgx.Connect(ctx, server.ConnString(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var num int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+		t.Fatal(err)
+	}
+	if num/10000 >= c.MinMajor {
+		return false
+	}
+	if _, err := conn.Exec(ctx, c.Setup); err == nil {
+		t.Fatalf("%s is marked for PostgreSQL %d and later, but its setup runs on %d", c.Name, c.MinMajor, num/10000)
+	} else {
+		t.Logf("needs PostgreSQL %d; on %d its setup fails: %v", c.MinMajor, num/10000, err)
+	}
+	return true
 }
 
 // TestDebugDifferential explores one case (DEBUG_CASE) with and without

@@ -33,6 +33,13 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	// Only tables it created (a plain CREATE TABLE) are allowed for: the
 	// catalogs after the attempt hold what every statement saw and those
 	// tables (footprint.Classifier.AfterCreating).
+	// An actor that sent a cancel request ran a timer of its own (a
+	// context deadline): where its statement ended depended on time, not
+	// on the order (case app-client-deadline-in-hold). Such an attempt is
+	// not judged.
+	if len(r.Sched.Cancels) > 0 {
+		return nil
+	}
 	var created []string
 	byConn := map[[2]int]*capture.Statements{}
 	ordered := append([]*sched.UnitRecord(nil), r.Sched.Units...)
@@ -43,6 +50,9 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 			byConn[k] = capture.NewStatements()
 		}
 		for _, sql := range byConn[k].Unit(u.Bytes).Executed {
+			if footprint.ReadsOIDCounter(sql) {
+				return nil
+			}
 			if sql != "" && footprint.ChangesSchema(sql) {
 				names, ok := footprint.CreatesTables(sql)
 				if !ok {
@@ -50,6 +60,11 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 				}
 				created = append(created, names...)
 			}
+		}
+	}
+	for _, sql := range r.InvariantSQL {
+		if footprint.ReadsOIDCounter(sql) {
+			return nil
 		}
 	}
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
@@ -249,19 +264,58 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool) {
 			}
 		}
 	}
+	// Not only keyed writes place rows: a keyed read or lock may prune
+	// its page, which moves a later write (case more-prune-by-keyed-read).
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		var add []string
-		for _, n := range e.Writes {
-			if rel, key := footprint.SplitName(n); key != "" && key != placementKey && (all || observed[rel]) {
-				add = append(add, footprint.RowName(rel, placementKey))
+		for _, set := range [][]string{e.Writes, e.Reads, e.Locks} {
+			for _, n := range set {
+				if rel, key := footprint.SplitName(n); key != "" && key != placementKey && (all || observed[rel]) {
+					add = append(add, footprint.RowName(rel, placementKey))
+				}
 			}
 		}
 		if len(add) > 0 {
 			e.Writes = union(e.Writes, add)
 		}
 	}
+	if !all && len(observed) == 0 {
+		return
+	}
+	// Whether an access prunes a page, and so where the next version
+	// lands, depends on the oldest transaction or snapshot still running
+	// (the xmin horizon), whatever that transaction touches; and the plan
+	// of a whole read depends on the relation's size, which a write grows
+	// at once, committed or not (cases more-prune-horizon-*,
+	// more-prune-commit-order-2, more-plan-by-relation-size). Every event
+	// that touches an observed relation reads horizonName; every event
+	// that moves the horizon or a size writes it at once (Immediate, as
+	// nextval does: such writes do not meet one another).
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		touches := false
+		for _, set := range [][]string{e.Reads, e.Locks, e.Writes} {
+			for _, n := range set {
+				if rel, _ := footprint.SplitName(n); all || observed[rel] {
+					touches = true
+				}
+			}
+		}
+		if touches {
+			e.Reads = union(e.Reads, []string{horizonName})
+		}
+		if e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.TxWrites) > 0 || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
+			e.Immediate = union(e.Immediate, []string{horizonName})
+		}
+	}
 }
+
+// horizonName is the name (observePlacement) for the xmin horizon and the
+// relations' sizes, which decide where a row version lands and how a whole
+// read is planned.
+const horizonName = "#horizon\x00"
+
 
 // invariantPlacement returns the relations the attempt's invariant read
 // whole, as footprint.PlacementReads judges its statements; all when the

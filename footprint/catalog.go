@@ -64,7 +64,7 @@ type function struct{ safe, builtin, exists bool }
 // Built-in functions have no pg_depend rows (they are pinned), so checks
 // are read from their stored expressions (cases part-check-nextval,
 // part-check-advisory).
-const checkFunctionSQL = `p.oid >= 16384 OR p.provolatile = 'v' OR p.proname ~ '^(txid_|pg_current_|pg_stat_|pg_snapshot|pg_last_)' OR p.proname IN ('age', 'mxid_age') OR p.proname LIKE '%\_to\_xml%'`
+const checkFunctionSQL = `p.oid >= 16384 OR p.provolatile = 'v' OR p.proname ~ '^(txid_|pg_current_|pg_stat_|pg_snapshot|pg_last_)' OR p.proname IN ('age', 'mxid_age', 'pg_column_toast_chunk_id') OR p.proname LIKE '%\_to\_xml%'`
 
 func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	if c.catalog != nil {

@@ -322,7 +322,9 @@ var timeWords = map[string]bool{"now": true, "current_timestamp": true, "current
 const timeParamsKey = "Interleave Time Parameters"
 
 var (
-	timeConstant = regexp.MustCompile(`'::(?:timestamp|date|time)`)
+	// Any cast to a date or time type: from text at run time it reads
+	// 'now' as the clock (cases ver-now-text-cast, ver-now-column-cast).
+	timeConstant = regexp.MustCompile(`::(?:timestamp|date|time)`)
 	timeCall     = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.])(?:pg_catalog\.)?(?:now|transaction_timestamp|statement_timestamp)\(|CURRENT_(?:TIMESTAMP|TIME|DATE)|LOCALTIME`)
 )
 
@@ -632,6 +634,15 @@ func (c *Classifier) functionExists(name string) bool {
 	return c.catalog.functions[c.session+name].exists
 }
 
+// ReadsOIDCounter reports SQL that calls pg_column_toast_chunk_id
+// (PostgreSQL 17): its oids come from the counter every toasted write of
+// any table draws from, so it shows the order of writes no rule calls
+// dependent (case ver-toast-chunk-order). The engine does not judge such
+// an attempt: the search explores every alternative from it.
+func ReadsOIDCounter(sql string) bool {
+	return strings.Contains(strings.ToLower(sql), "pg_column_toast_chunk_id")
+}
+
 // observesOthers reports a built-in function that PostgreSQL marks stable
 // but whose result depends on relations its plan does not name or on other
 // sessions' work before it commits:
@@ -647,5 +658,7 @@ func observesOthers(fn string) bool {
 	}
 	// table_to_xml and its kin are stable and read the relations their
 	// arguments name, which no plan node shows.
-	return fn == "age" || fn == "mxid_age" || strings.Contains(fn, "_to_xml")
+	// pg_column_toast_chunk_id (PostgreSQL 17) returns an oid drawn from
+	// the counter every toasted write shares (case ver-toast-chunk-order).
+	return fn == "age" || fn == "mxid_age" || strings.Contains(fn, "_to_xml") || fn == "pg_column_toast_chunk_id"
 }

@@ -153,6 +153,9 @@ func (c *Classifier) Defaults(ctx context.Context, params []string) Vals {
 	if c.own.err != "" && v.Unknown == "" {
 		v.Unknown = c.own.err
 	}
+	if c.own.login && v.Unknown == "" {
+		v.Unknown = "a login event trigger runs code at every connection's start"
+	}
 	return v
 }
 
@@ -185,8 +188,11 @@ type own struct {
 	loaded                      bool
 	user, searchPath, isolation string
 	err                         string
-	// timeouts: the server's lock_timeout or statement_timeout is not 0
+	// timeouts: the server's lock_timeout, statement_timeout or an idle
+	// or transaction timeout is not 0
 	timeouts bool
+	// login: the database has a login event trigger
+	login bool
 }
 
 func (c *Classifier) loadOwn(ctx context.Context) error {
@@ -215,10 +221,17 @@ func (c *Classifier) loadOwn(ctx context.Context) error {
 		o.isolation = "serializable"
 	}
 	var nonZero bool
-	if err := c.conn.QueryRow(ctx, `SELECT bool_or(reset_val <> '0' OR boot_val <> '0') FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')`).Scan(&nonZero); err != nil {
+	if err := c.conn.QueryRow(ctx, `SELECT bool_or(reset_val <> '0' OR boot_val <> '0') FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout',
+		'idle_in_transaction_session_timeout', 'idle_session_timeout', 'transaction_timeout')`).Scan(&nonZero); err != nil {
 		return err
 	}
 	o.timeouts = nonZero
+	// A login event trigger (PostgreSQL 17) runs code at every
+	// connection's start, which may set anything (case
+	// ver-login-trigger-search-path).
+	if err := c.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtevent = 'login' AND evtenabled <> 'D')`).Scan(&o.login); err != nil {
+		return err
+	}
 	var spSrc string
 	if err := c.conn.QueryRow(ctx, `SELECT source FROM pg_settings WHERE name = 'search_path'`).Scan(&spSrc); err != nil {
 		return err
