@@ -316,7 +316,6 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool) {
 // read is planned.
 const horizonName = "#horizon\x00"
 
-
 // invariantPlacement returns the relations the attempt's invariant read
 // whole, as footprint.PlacementReads judges its statements; all when the
 // invariant ran something the tap did not see (or connects on its own:
