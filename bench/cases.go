@@ -1580,6 +1580,92 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			CREATE TABLE u3 (id int PRIMARY KEY, w int); INSERT INTO u3 SELECT g, 0 FROM generate_series(1, 4000) g;`, Actors: [][]Step{
 			{q("BEGIN"), q("INSERT INTO t3 SELECT g, 0 FROM generate_series(100, 40000) g"), q("ROLLBACK")},
 			{q("SELECT t3.id FROM t3 JOIN u3 ON t3.id = u3.id")}}},
+		// Review of 5 December, three and four actors, workers and shards
+		// (review M): nothing lost with 1, 2 or 3 workers or as a union of
+		// 2 or 3 shards (TestWorkersAndShardsLoseNoBehaviour); the cases
+		// over 100 orders unreduced run with -large.
+		{Name: "m3-observer-two-writers", Setup: accts, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2")},
+			{q("UPDATE acct SET bal = bal * 2 WHERE id = 2"), q("UPDATE acct SET bal = bal * 2 WHERE id = 1")},
+			{q("SELECT bal FROM acct WHERE id = 1"), q("SELECT bal FROM acct WHERE id = 2")}}},
+		{Name: "m3-wait-chain", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 2; COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal * 2 WHERE id = 2"), sk("UPDATE acct SET bal = bal * 2 WHERE id = 3; COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal + 100 WHERE id = 3"), sk("SELECT sum(bal) FROM acct; COMMIT")}}},
+		{Name: "m3-deadlock-3way", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 2 RETURNING bal"), sk("COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal * 2 WHERE id = 2"), sk("UPDATE acct SET bal = bal * 2 WHERE id = 3 RETURNING bal"), sk("COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal + 100 WHERE id = 3"), sk("UPDATE acct SET bal = bal + 100 WHERE id = 1 RETURNING bal"), sk("COMMIT")}}, Large: true},
+		{Name: "m3-transitive-row", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("COMMIT")},
+			{sk("BEGIN; SELECT bal FROM acct WHERE id = 1 FOR SHARE"), sk("UPDATE acct SET bal = bal + 5 WHERE id = 2; COMMIT")},
+			{q("SELECT bal FROM acct WHERE id = 2"), q("SELECT bal FROM acct WHERE id = 1")}}},
+		{Name: "m4-keyed-writers-whole-reader", Setup: accts, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 2 WHERE id = 2")},
+			{q("SELECT string_agg(id::text || ':' || bal::text, ',') FROM acct")},
+			{q("SELECT bal FROM acct WHERE id = 1"), q("SELECT bal FROM acct WHERE id = 2")}}},
+		{Name: "m3-serializable-retry", Large: true, Setup: accts, Actors: [][]Step{
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT bal FROM acct WHERE id = 1", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal + 1 WHERE id = 2; COMMIT")},
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT bal FROM acct WHERE id = 2", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal + 1 WHERE id = 3; COMMIT")},
+			{{SQL: "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT bal FROM acct WHERE id = 3", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal + 1 WHERE id = 1; COMMIT")}}},
+		{Name: "m3-queued-waiters-observer", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; SELECT bal FROM acct WHERE id = 1 FOR UPDATE"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 1; COMMIT")},
+			{sk("UPDATE acct SET bal = bal * 2 WHERE id = 1 RETURNING bal")},
+			{sk("UPDATE acct SET bal = bal - 3 WHERE id = 1 AND bal > 10 RETURNING bal")},
+			{q("SELECT bal FROM acct WHERE id = 1")}}},
+		{Name: "m3-rr-reader-two-commits", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 2"), sk("COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT bal FROM acct WHERE id = 1"), sk("SELECT bal FROM acct WHERE id = 2; COMMIT")}}},
+		{Name: "m3-skip-locked-workers", Setup: "CREATE TABLE jobs (id int PRIMARY KEY, done bool NOT NULL DEFAULT false, by text); INSERT INTO jobs (id) VALUES (1), (2);", Actors: [][]Step{
+			{sk("BEGIN; SELECT id FROM jobs WHERE NOT done ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"), sk("UPDATE jobs SET done = true, by = 'a' WHERE id = (SELECT min(id) FROM jobs WHERE NOT done); COMMIT")},
+			{sk("BEGIN; SELECT id FROM jobs WHERE NOT done ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"), sk("UPDATE jobs SET done = true, by = 'b' WHERE id = (SELECT min(id) FROM jobs WHERE NOT done); COMMIT")},
+			{sk("SELECT count(*) FROM jobs WHERE done"), sk("SELECT string_agg(by, ',' ORDER BY id) FROM jobs")}}},
+		{Name: "m3-deadlock-retry-3", Large: true, Setup: accts, Actors: [][]Step{
+			{{SQL: "BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal + 1 WHERE id = 2; COMMIT")},
+			{{SQL: "BEGIN; UPDATE acct SET bal = bal * 2 WHERE id = 2", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal * 2 WHERE id = 1; COMMIT")},
+			{sk("SELECT bal FROM acct WHERE id = 1"), sk("SELECT bal FROM acct WHERE id = 2")}}},
+		{Name: "m4-chain-observer", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = 50 WHERE id = 1"), sk("COMMIT")},
+			{sk("UPDATE acct SET bal = bal + 1 WHERE id = 1 RETURNING bal")},
+			{sk("UPDATE acct SET bal = (SELECT bal FROM acct WHERE id = 1) WHERE id = 2 RETURNING bal")},
+			{sk("SELECT sum(bal) FROM acct")}}},
+		{Name: "m3-deadlock-observer", Large: true, Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 2 RETURNING bal"), sk("COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal * 2 WHERE id = 2"), sk("UPDATE acct SET bal = bal * 2 WHERE id = 1 RETURNING bal"), sk("COMMIT")},
+			{sk("SELECT sum(bal) FROM acct")}}},
+		{Name: "m4-rr-forupdate-keyed", Large: true, Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; SELECT bal FROM acct WHERE id = 1 FOR UPDATE"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 1; COMMIT")},
+			{sk("UPDATE acct SET bal = bal + 10 WHERE id = 2")},
+			{sk("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT bal FROM acct WHERE id = 2"), sk("UPDATE acct SET bal = bal + 100 WHERE id = 1 RETURNING bal"), sk("COMMIT")},
+			{sk("UPDATE acct SET bal = bal * 3 WHERE id = 1 RETURNING bal")}}},
+		{Name: "m3-wait-subquery-visibility", Setup: accts + "CREATE TABLE other (id int PRIMARY KEY, v int NOT NULL); INSERT INTO other VALUES (1, 0);", Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("UPDATE other SET v = v + 1000 WHERE id = 1 RETURNING v"), sk("COMMIT")},
+			{sk("UPDATE acct SET bal = bal + (SELECT v FROM other WHERE id = 1) WHERE id = 1 RETURNING bal")},
+			{sk("UPDATE other SET v = v + 100 WHERE id = 1 RETURNING v"), sk("SELECT bal FROM acct WHERE id = 1")}}},
+		{Name: "m4-queued-recheck-observer", Large: true, Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 2; COMMIT")},
+			{sk("BEGIN; UPDATE acct SET bal = bal * 2 WHERE id = 1 RETURNING bal"), sk("COMMIT")},
+			{sk("UPDATE acct SET bal = bal - 7 WHERE id = 1 AND bal < 25 RETURNING bal")},
+			{sk("SELECT bal FROM acct WHERE id = 2")}}},
+		{Name: "m3-rr-retry-observer", Setup: accts, Actors: [][]Step{
+			{{SQL: "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT bal FROM acct WHERE id = 2", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal + 1 WHERE id = 1; COMMIT")},
+			{{SQL: "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT bal FROM acct WHERE id = 1", Simple: true, Retry: true}, simple("UPDATE acct SET bal = bal * 2 WHERE id = 1; COMMIT")},
+			{sk("UPDATE acct SET bal = bal + 5 WHERE id = 2 RETURNING bal")}}},
+		{Name: "m3-serializable-chain-rc", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT bal FROM acct WHERE id = 1"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 2; COMMIT")},
+			{sk("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT bal FROM acct WHERE id = 2"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 3; COMMIT")},
+			{sk("UPDATE acct SET bal = bal + 10 WHERE id = 1"), sk("SELECT sum(bal) FROM acct")}}},
+		{Name: "m3-deadlock-first-actor-reader", Setup: accts, Actors: [][]Step{
+			{sk("SELECT bal FROM acct WHERE id = 3"), sk("SELECT bal FROM acct WHERE id = 3")},
+			{sk("BEGIN; UPDATE acct SET bal = bal + 1 WHERE id = 1"), sk("UPDATE acct SET bal = bal + 1 WHERE id = 2"), sk("COMMIT; UPDATE acct SET bal = bal + 1 WHERE id = 3")},
+			{sk("BEGIN; UPDATE acct SET bal = bal * 2 WHERE id = 2"), sk("UPDATE acct SET bal = bal * 2 WHERE id = 1"), sk("COMMIT; UPDATE acct SET bal = bal * 2 WHERE id = 3")}}, Large: true},
+		{Name: "m4-nonkey-condition-chain", Setup: accts, Actors: [][]Step{
+			{sk("BEGIN; UPDATE acct SET bal = bal + 5 WHERE id = 1"), sk("COMMIT")},
+			{sk("UPDATE acct SET bal = bal * 2 WHERE bal > 12 RETURNING id")},
+			{sk("UPDATE acct SET bal = bal - 1 WHERE id = 2 RETURNING bal")},
+			{sk("SELECT id FROM acct WHERE bal > 12 ORDER BY id LIMIT 1 FOR UPDATE")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

@@ -69,7 +69,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	}
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
 	cls.AfterCreating(created)
-	fps, corrections := w.unitFootprints(ctx, r.Sched, cls)
+	fps, corrections, seen := w.unitFootprints(ctx, r.Sched, cls)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -225,7 +225,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	if ctx.Err() != nil {
 		return nil
 	}
-	observePlacement(tr, invRels, invAll)
+	observePlacement(tr, invRels, invAll, seen.blindOnly())
 	serializableComponents(tr)
 	// Every statement ran against the catalogs it was classified
 	// against: later attempts may reuse the classifications.
@@ -248,7 +248,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 // The invariant is such a statement too: invariant lists the relations it
 // read whole in a way that may show the order (invariantPlacement),
 // invariantAll says it may have read any.
-func observePlacement(tr *search.Trace, invariant []string, invariantAll bool) {
+func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, blindOnly footprint.Set) {
 	observed := map[string]bool{}
 	all := invariantAll
 	for _, rel := range invariant {
@@ -256,9 +256,12 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool) {
 	}
 	for _, e := range tr.Events {
 		all = all || e.Global
-		for _, set := range [][]string{e.Reads, e.Locks, e.Writes, e.TxReads, e.TxWrites, e.TxLocks} {
+		for i, set := range [][]string{e.Reads, e.TxReads, e.Locks, e.Writes, e.TxWrites, e.TxLocks} {
 			for _, n := range set {
-				if rel, key := footprint.SplitName(n); key == "" {
+				// A whole read only by statements blind to row order
+				// (count(*), sum of integers: footprint.Statement.
+				// OrderBlind) sees no placement.
+				if rel, key := footprint.SplitName(n); key == "" && (i >= 2 || !blindOnly[rel]) {
 					observed[rel] = true
 				}
 			}
@@ -311,6 +314,43 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool) {
 	}
 }
 
+// placementSeen collects, over an attempt's statements, the relations read
+// whole by statements blind to row order and those read, locked or
+// written whole by any other.
+type placementSeen struct {
+	blind, other footprint.Set
+}
+
+func (p *placementSeen) add(stmts []footprint.Statement) {
+	if p == nil {
+		return
+	}
+	for _, st := range stmts {
+		for i, set := range [][]string{st.Reads, st.Locks, st.Writes} {
+			for _, n := range set {
+				if rel, key := footprint.SplitName(n); key == "" && !strings.HasPrefix(n, "sequence ") {
+					if i == 0 && st.OrderBlind {
+						p.blind.Add(rel)
+					} else {
+						p.other.Add(rel)
+					}
+				}
+			}
+		}
+	}
+}
+
+// blindOnly is the relations only order-blind statements read whole.
+func (p *placementSeen) blindOnly() footprint.Set {
+	out := footprint.Set{}
+	for rel := range p.blind {
+		if !p.other[rel] {
+			out.Add(rel)
+		}
+	}
+	return out
+}
+
 // horizonName is the name (observePlacement) for the xmin horizon and the
 // relations' sizes, which decide where a row version lands and how a whole
 // read is planned.
@@ -325,6 +365,9 @@ func invariantPlacement(ctx context.Context, cls *footprint.Classifier, r *attem
 		return nil, true
 	}
 	for _, sql := range r.InvariantSQL {
+		if footprint.SessionOnly(sql) {
+			continue // SET, SHOW, RESET: no relation, no code
+		}
 		rs, a := cls.PlacementReads(ctx, sql)
 		if a {
 			return nil, true
@@ -672,7 +715,8 @@ func waitedOn(u *sched.UnitRecord) []int {
 // level, its first statement (the snapshot of REPEATABLE READ and
 // SERIALIZABLE), and where it ends, also inside a unit (COMMIT; BEGIN in
 // one Query) and at a connection's close.
-func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *footprint.Classifier) (map[sched.UnitRef]search.Event, int) {
+func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *footprint.Classifier) (map[sched.UnitRef]search.Event, int, *placementSeen) {
+	seen := &placementSeen{blind: footprint.Set{}, other: footprint.Set{}}
 	byConn := map[[2]int][]*sched.UnitRecord{}
 	for _, u := range res.Units {
 		k := [2]int{u.Ref.Actor, u.Ref.Conn}
@@ -686,7 +730,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 	for k, us := range byConn {
 		sort.Slice(us, func(i, j int) bool { return us[i].Ref.Unit < us[j].Ref.Unit })
 		def := cls.Defaults(ctx, laneParams(res.Lanes, k))
-		c := connTx{defaults: def, sess: def.Clone(), status: 'I', prepared: footprint.Set{}}
+		c := connTx{seen: seen, defaults: def, sess: def.Clone(), status: 'I', prepared: footprint.Set{}}
 		c.tx = c.sess.Clone()
 		st := capture.NewStatements()
 		var last sched.UnitRef
@@ -803,7 +847,7 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 		}
 	}
 	sessionAdvisoryLocks(res, out, advisoryEnds)
-	return out, corrections
+	return out, corrections, seen
 }
 
 // sessionAdvisoryLocks: a session advisory lock is released when its
@@ -955,6 +999,7 @@ func laneParams(lanes []sched.LaneInfo, k [2]int) []string {
 
 // connTx follows one connection's session and transactions.
 type connTx struct {
+	seen     *placementSeen // whole reads, for observePlacement
 	defaults footprint.Vals // at connection start: what RESET returns to
 	sess     footprint.Vals // the session's values outside a transaction
 	tx       footprint.Vals // the values in effect now (SET LOCAL, SETs not yet committed)
@@ -1303,6 +1348,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 // unit global (a COPY, a function call by oid, a unit that did not
 // complete).
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
+	c.seen.add(stmts)
 	c.snaps = nil
 	c.unit = u.Ref
 	f := footprint.Combine(stmts)

@@ -53,6 +53,26 @@ func (c *Classifier) placementReads(ctx context.Context, sql string) (rels []str
 	return rels, false
 }
 
+// SessionOnly reports SQL that is one SET, RESET or SHOW: it reads no
+// relation and runs no code (an invariant's SET does not observe rows).
+func SessionOnly(sql string) bool {
+	stmts, ok := lex(sql)
+	if !ok || len(stmts) != 1 || len(stmts[0]) == 0 {
+		return false
+	}
+	switch w := stmts[0][0]; {
+	case w.kind != tokWord:
+		return false
+	case w.text == "show" || w.text == "reset":
+		return true
+	case w.text == "set":
+		// Not SET ROLE or SESSION AUTHORIZATION, which change what later
+		// statements may read.
+		return len(stmts[0]) > 1 && stmts[0][1].text != "role" && stmts[0][1].text != "session"
+	}
+	return false
+}
+
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {
 		if x == s {
@@ -89,6 +109,11 @@ func (c *Classifier) orderBlind(ctx context.Context, sql string) bool {
 	if err != nil {
 		return false
 	}
+	return c.orderBlindPlan(ctx, sql, plan)
+}
+
+// orderBlindPlan is orderBlind with the statement's plan.
+func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[string]any) bool {
 	if plan["Node Type"] != "Aggregate" || plan["Strategy"] != "Plain" {
 		return false
 	}

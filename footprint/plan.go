@@ -287,6 +287,9 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	s.Keys = keys
 	s.LocksExact = locksExact(plan, ts)
 	s.KeyOnly = keyOnly(cat, plan)
+	if len(ts) > 0 && ts[0].kind == tokWord && ts[0].text == "select" && len(s.Writes) == 0 && len(s.Locks) == 0 && len(s.Reads) > len(s.Keys) {
+		s.OrderBlind = c.orderBlindPlan(ctx, sql, plan)
+	}
 	for w := range writes {
 		s.Deferred = s.Deferred || cat.deferrable[w]
 	}

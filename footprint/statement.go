@@ -126,6 +126,11 @@ type Statement struct {
 	// rc-hold-qual-fails-*): only KeyOnly statements get
 	// search.Event.Rechecked and WaitsOnHolds.
 	KeyOnly bool
+	// OrderBlind: a SELECT that reads relations whole but whose result
+	// cannot show the order their rows are kept in (PlacementReads): its
+	// whole reads do not make the keyed writes of those relations
+	// dependent (engine/trace.go, observePlacement).
+	OrderBlind bool
 }
 
 // global is a statement every other depends on, which may run code that
