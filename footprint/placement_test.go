@@ -86,3 +86,51 @@ func TestPlacementReads(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionOnly(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"SET synchronize_seqscans = off": true,
+		"SHOW TimeZone":                  true,
+		"RESET ALL":                      true,
+		"SET ROLE app":                   false,
+		"SET SESSION AUTHORIZATION app":  false,
+		"SELECT 1":                       false,
+		"SET a = 1; SELECT 1":            false,
+	} {
+		if got := SessionOnly(sql); got != want {
+			t.Errorf("SessionOnly(%q) = %v, want %v", sql, got, want)
+		}
+	}
+}
+
+// TestLexLikePostgres: an operator ends where a comment begins and gives
+// up a trailing + or -; identifiers are cut to 63 bytes (review I).
+func TestLexLikePostgres(t *testing.T) {
+	stmts, ok := lex("UPDATE t SET v = v +-- from\n 1, id = 3")
+	if !ok || len(stmts) != 1 {
+		t.Fatalf("lex: %v %v", stmts, ok)
+	}
+	var texts []string
+	for _, tk := range stmts[0] {
+		texts = append(texts, tk.text)
+	}
+	if got := strings.Join(texts, " "); got != "update t set v = v + 1 , id = 3" {
+		t.Errorf("tokens %q", got)
+	}
+	stmts, _ = lex("SELECT 1 =- 2, 3 @- 4")
+	texts = nil
+	for _, tk := range stmts[0] {
+		texts = append(texts, tk.text)
+	}
+	if got := strings.Join(texts, " "); got != "select 1 = - 2 , 3 @- 4" {
+		t.Errorf("tokens %q", got)
+	}
+	long := strings.Repeat("a", 70)
+	stmts, _ = lex("SELECT " + long + `, "` + strings.Repeat("é", 40) + `"`)
+	if got := stmts[0][1].text; got != strings.Repeat("a", 63) {
+		t.Errorf("bare identifier %d bytes", len(got))
+	}
+	if got := stmts[0][3].text; got != strings.Repeat("é", 31) {
+		t.Errorf("quoted identifier %q (%d bytes), want 31 é", got, len(got))
+	}
+}
