@@ -1666,6 +1666,94 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			{sk("UPDATE acct SET bal = bal * 2 WHERE bal > 12 RETURNING id")},
 			{sk("UPDATE acct SET bal = bal - 1 WHERE id = 2 RETURNING bal")},
 			{sk("SELECT id FROM acct WHERE bal > 12 ORDER BY id LIMIT 1 FOR UPDATE")}}},
+		// Review of 5 December, today's fixes (review N): aggregates that still show
+		// row order (nextval in a filter, DISTINCT sum of numeric, a separator
+		// from the row, an error from the first row scanned), an invariant that
+		// leaves or changes its session, clock reads through range, domain and
+		// JSON casts.
+		// Review N of 5 December: the day's fixes.
+		{Name: "rn-inv-nextval-filter", Setup: accts + " CREATE SEQUENCE s;", Observe: []string{"SELECT count(*) FROM acct WHERE id = nextval('s')"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rn-inv-bool-or-nextval", Setup: accts + " CREATE SEQUENCE s;", Observe: []string{"SELECT bool_or(id = nextval('s')) FROM acct"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rn-inv-tablesample", Setup: accts, Observe: []string{"SELECT sum(id) FROM acct TABLESAMPLE BERNOULLI (50) REPEATABLE (1)", "SELECT sum(id) FROM acct TABLESAMPLE BERNOULLI (50) REPEATABLE (2)", "SELECT sum(id) FROM acct TABLESAMPLE BERNOULLI (50) REPEATABLE (3)", "SELECT sum(id) FROM acct TABLESAMPLE BERNOULLI (50) REPEATABLE (4)"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rn-actor-nextval-filter", Setup: accts + " CREATE SEQUENCE s;", Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), q("SELECT count(*) FROM acct WHERE id = nextval('s')")}}},
+		{Name: "rn-inv-search-path", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10), (3, 10); CREATE TABLE acct (id int PRIMARY KEY);",
+			Observe: []string{"SELECT set_config('search_path', 's2', false)", "SELECT string_agg(id::text, ',') FROM acct", "SELECT set_config('search_path', '\"$user\", public', false)"}, Actors: [][]Step{
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rn-actor-blind-error-order", Setup: accts, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2"), keep("SELECT count(*) FROM acct WHERE CASE id WHEN 1 THEN 1 / (id - 1) WHEN 2 THEN repeat('x', id)::int ELSE 0 END = 0")}}},
+		{Name: "rn-inv-leaves-search-path", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10); CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (1, 10);",
+			Observe: []string{"SET search_path = s2"}, Actors: [][]Step{
+				{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE public.acct SET bal = bal * 2 WHERE id = 1")}}},
+		{Name: "rn-now-range-text-cast", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (id int PRIMARY KEY, t timestamptz); CREATE TABLE x.tb (id int PRIMARY KEY, t timestamptz); INSERT INTO x.ta VALUES (1, NULL); INSERT INTO x.tb VALUES (1, NULL);`,
+			Actors: [][]Step{
+				{q("UPDATE x.ta SET t = lower(('[now,)'::text)::tstzrange) WHERE id = 1"), q("SELECT (SELECT t FROM x.ta WHERE id = 1) < (SELECT t FROM x.tb WHERE id = 1)")},
+				{q("UPDATE x.tb SET t = lower(('[now,)'::text)::tstzrange) WHERE id = 1")}}},
+		{Name: "rn-now-range-literal", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (id int PRIMARY KEY, t timestamptz); CREATE TABLE x.tb (id int PRIMARY KEY, t timestamptz); INSERT INTO x.ta VALUES (1, NULL); INSERT INTO x.tb VALUES (1, NULL);`,
+			Actors: [][]Step{
+				{q("UPDATE x.ta SET t = lower('[now,)'::tstzrange) WHERE id = 1"), q("SELECT (SELECT t FROM x.ta WHERE id = 1) < (SELECT t FROM x.tb WHERE id = 1)")},
+				{q("UPDATE x.tb SET t = lower('[now,)'::tstzrange) WHERE id = 1")}}},
+		{Name: "rn-now-domain-text-cast", Setup: `CREATE SCHEMA x; CREATE DOMAIN x.stamp AS timestamptz; CREATE TABLE x.ta (id int PRIMARY KEY, t timestamptz); CREATE TABLE x.tb (id int PRIMARY KEY, t timestamptz); INSERT INTO x.ta VALUES (1, NULL); INSERT INTO x.tb VALUES (1, NULL);`,
+			Actors: [][]Step{
+				{q("UPDATE x.ta SET t = ('now'::text)::x.stamp WHERE id = 1"), q("SELECT (SELECT t FROM x.ta WHERE id = 1) < (SELECT t FROM x.tb WHERE id = 1)")},
+				{q("UPDATE x.tb SET t = ('now'::text)::x.stamp WHERE id = 1")}}},
+		{Name: "rn-now-json-populate", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (id int PRIMARY KEY, t timestamptz); CREATE TABLE x.tb (id int PRIMARY KEY, t timestamptz); INSERT INTO x.ta VALUES (1, NULL); INSERT INTO x.tb VALUES (1, NULL);`,
+			Actors: [][]Step{
+				{q(`UPDATE x.ta SET t = (jsonb_populate_record(NULL::x.ta, '{"t": "now"}')).t WHERE id = 1`), q("SELECT (SELECT t FROM x.ta WHERE id = 1) < (SELECT t FROM x.tb WHERE id = 1)")},
+				{q(`UPDATE x.tb SET t = (jsonb_populate_record(NULL::x.tb, '{"t": "now"}')).t WHERE id = 1`)}}},
+		{Name: "rn-prune-horizon-cursor", Setup: pruneSetup, Actors: [][]Step{
+			{q("BEGIN"), q("DECLARE c CURSOR FOR SELECT x FROM other"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "rn-prune-horizon-row-lock", Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
+			{q("BEGIN"), q("SELECT x FROM other WHERE x = 1 FOR SHARE"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "rn-prune-horizon-xact-id", Setup: pruneSetup, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT pg_current_xact_id() IS NOT NULL"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "rn-prune-horizon-row-lock-second", Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t"), keep("SELECT x FROM other WHERE x = 1 FOR UPDATE NOWAIT")},
+			{simple("BEGIN; SELECT x FROM other WHERE x = 1 FOR SHARE"), q("COMMIT")}}},
+		{Name: "rn-inv-sum-distinct-numeric", Setup: "CREATE TABLE nums (id int PRIMARY KEY, n numeric NOT NULL); INSERT INTO nums VALUES (1, 1.0), (2, 1.00);", Observe: []string{"SELECT sum(DISTINCT n) FROM nums"}, Actors: [][]Step{
+			{q("UPDATE nums SET n = n WHERE id = 1")},
+			{q("UPDATE nums SET n = n WHERE id = 2")}}},
+		{Name: "rn-actor-sum-distinct-numeric", Setup: "CREATE TABLE nums (id int PRIMARY KEY, n numeric NOT NULL); INSERT INTO nums VALUES (1, 1.0), (2, 1.00);", Actors: [][]Step{
+			{q("UPDATE nums SET n = n WHERE id = 1")},
+			{q("UPDATE nums SET n = n WHERE id = 2"), q("SELECT sum(DISTINCT n) FROM nums")}}},
+		{Name: "rn-inv-execute-prepared", Setup: accts + " PREPARE p AS SELECT string_agg(id::text, ',') FROM acct;", Observe: []string{"EXECUTE p"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rn-inv-string-agg-row-separator", Setup: "CREATE TABLE s (id int PRIMARY KEY, v text NOT NULL, sep text NOT NULL); INSERT INTO s VALUES (1, 'a', ','), (2, 'a', ';'), (3, 'b', '|');", Observe: []string{"SELECT string_agg(v, sep ORDER BY v) FROM s"}, Actors: [][]Step{
+			{q("UPDATE s SET sep = sep WHERE id = 1")},
+			{q("UPDATE s SET sep = sep WHERE id = 2")}}},
+		{Name: "rn-inv-leaves-datestyle", Setup: "CREATE TABLE d (day date PRIMARY KEY, v int NOT NULL); INSERT INTO d VALUES ('2024-01-02', 10), ('2024-02-01', 10);",
+			Observe: []string{"SET DateStyle = 'SQL, DMY'"}, Actors: [][]Step{
+				{q("UPDATE d SET v = v * 2 WHERE day = '01/02/2024'")},
+				{q("UPDATE d SET v = v + 1 WHERE day = '2024-01-02'")}}},
+		{Name: "rn-inv-leaves-scs-off", Setup: `CREATE TABLE k (id text PRIMARY KEY, v int NOT NULL); INSERT INTO k VALUES ('x\y', 10), ('xy', 10);`,
+			Observe: []string{"SET standard_conforming_strings = off"}, Actors: [][]Step{
+				{q(`UPDATE k SET v = v * 2 WHERE id = 'x\y'`)},
+				{q(`UPDATE k SET v = v + 1 WHERE id = E'x\\y'`)}}},
+		{Name: "rn-db-setting-changed-during-attempt", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10); CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (1, 10);",
+			Actors: [][]Step{
+				{simple("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET search_path = s2', current_database()); END $$"), q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE public.acct SET bal = bal * 2 WHERE id = 1")}}},
+		{Name: "rn-inv-set-search-path-scan", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10), (3, 10); CREATE TABLE acct (id int PRIMARY KEY);",
+			Observe: []string{"SET search_path = s2", "SELECT string_agg(id::text, ',') FROM acct", "SET search_path = public"}, Actors: [][]Step{
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rn-keyonly-unique-wait", Setup: "CREATE TABLE u2 (id int PRIMARY KEY, u int UNIQUE, v int NOT NULL DEFAULT 0); INSERT INTO u2 VALUES (1, 1), (2, 2);", Actors: [][]Step{
+			{q("BEGIN"), q("UPDATE u2 SET u = 5 WHERE id = 2"), q("UPDATE u2 SET v = 1 WHERE id = 2"), q("COMMIT")},
+			{keep("UPDATE u2 SET u = 5 WHERE id = 1")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"slices"
 	"sort"
 	"strconv"
@@ -66,6 +67,19 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		if footprint.ReadsOIDCounter(sql) {
 			return nil
 		}
+	}
+	// The setup or the invariant may have left the control session in a
+	// state of its own (SET search_path, SET ROLE): the invariant's
+	// statements then ran in a session the classifier does not follow,
+	// and the classifier's own defaults would be that session's (case
+	// rn-inv-leaves-search-path). Such an invariant observes every
+	// relation; the session is reset before classifying.
+	invLeft, err := w.controlSessionChanged(ctx)
+	if err != nil {
+		return nil
+	}
+	if invLeft {
+		r.InvariantKnown = false
 	}
 	cls := footprint.NewClassifier(w.control, w.env.footprints)
 	cls.AfterCreating(created)
@@ -308,7 +322,7 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, b
 		if touches {
 			e.Reads = union(e.Reads, []string{horizonName})
 		}
-		if e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.TxWrites) > 0 || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
+		if e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.Locks) > 0 || len(e.TxWrites) > 0 || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
 			e.Immediate = union(e.Immediate, []string{horizonName})
 		}
 	}
@@ -321,15 +335,18 @@ type placementSeen struct {
 	blind, other footprint.Set
 }
 
-func (p *placementSeen) add(stmts []footprint.Statement) {
+func (p *placementSeen) add(stmts []footprint.Statement, failed bool) {
 	if p == nil {
 		return
 	}
+	// count(*) is blind to row order only when it succeeds: of two rows
+	// that would raise different errors, the first scanned does (case
+	// rn-actor-blind-error-order).
 	for _, st := range stmts {
 		for i, set := range [][]string{st.Reads, st.Locks, st.Writes} {
 			for _, n := range set {
 				if rel, key := footprint.SplitName(n); key == "" && !strings.HasPrefix(n, "sequence ") {
-					if i == 0 && st.OrderBlind {
+					if i == 0 && st.OrderBlind && !failed {
 						p.blind.Add(rel)
 					} else {
 						p.other.Add(rel)
@@ -356,6 +373,35 @@ func (p *placementSeen) blindOnly() footprint.Set {
 // read is planned.
 const horizonName = "#horizon\x00"
 
+// controlSessionChanged reports a control session with a setting of its
+// own (beyond the harmless ones) or a role set, and returns it to its
+// defaults.
+func (w *worker) controlSessionChanged(ctx context.Context) (bool, error) {
+	rows, err := w.control.Query(ctx, "SELECT name FROM pg_settings WHERE source = 'session' UNION ALL SELECT 'role' WHERE current_user <> session_user")
+	if err != nil {
+		return false, err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	for _, n := range names {
+		if !footprint.HarmlessSetting(n) {
+			changed = true
+		}
+	}
+	if changed {
+		if err := w.control.PgConn().Exec(ctx, "DISCARD ALL").Close(); err != nil {
+			return true, err
+		}
+		if err := w.control.DeallocateAll(ctx); err != nil {
+			return true, err
+		}
+	}
+	return changed, nil
+}
+
 // invariantPlacement returns the relations the attempt's invariant read
 // whole, as footprint.PlacementReads judges its statements; all when the
 // invariant ran something the tap did not see (or connects on its own:
@@ -365,8 +411,8 @@ func invariantPlacement(ctx context.Context, cls *footprint.Classifier, r *attem
 		return nil, true
 	}
 	for _, sql := range r.InvariantSQL {
-		if footprint.SessionOnly(sql) {
-			continue // SET, SHOW, RESET: no relation, no code
+		if footprint.HarmlessSession(sql) {
+			continue // SHOW, a SET of work_mem: no relation, no name
 		}
 		rs, a := cls.PlacementReads(ctx, sql)
 		if a {
@@ -1348,7 +1394,7 @@ func (c *connTx) statement(s footprint.Statement, ev *search.Event, ended *txSet
 // unit global (a COPY, a function call by oid, a unit that did not
 // complete).
 func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced bool, held []string) search.Event {
-	c.seen.add(stmts)
+	c.seen.add(stmts, u.SQLState != "")
 	c.snaps = nil
 	c.unit = u.Ref
 	f := footprint.Combine(stmts)

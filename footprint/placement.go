@@ -47,31 +47,45 @@ func (c *Classifier) placementReads(ctx context.Context, sql string) (rels []str
 			}
 		}
 	}
-	if len(rels) > 0 && len(sts) == 1 && c.orderBlind(ctx, sql) {
+	// A statement that writes (nextval numbers the rows in scan order:
+	// case rn-inv-nextval-filter) is never blind.
+	if len(rels) > 0 && len(sts) == 1 && len(sts[0].Writes) == 0 && c.orderBlind(ctx, sql) {
 		return nil, false
 	}
 	return rels, false
 }
 
-// SessionOnly reports SQL that is one SET, RESET or SHOW: it reads no
-// relation and runs no code (an invariant's SET does not observe rows).
-func SessionOnly(sql string) bool {
+// HarmlessSession reports SQL that is one SHOW, or one SET or RESET of a
+// setting that changes neither what a statement names nor what its
+// literals mean (harmlessParam): it reads no relation and leaves the
+// session as the classifier has it. An invariant's other SETs make it
+// read in a session the classifier does not follow (case
+// rn-inv-set-search-path-scan).
+func HarmlessSession(sql string) bool {
 	stmts, ok := lex(sql)
-	if !ok || len(stmts) != 1 || len(stmts[0]) == 0 {
+	if !ok || len(stmts) != 1 || len(stmts[0]) < 2 {
 		return false
 	}
-	switch w := stmts[0][0]; {
-	case w.kind != tokWord:
+	ts := stmts[0]
+	if ts[0].kind != tokWord {
 		return false
-	case w.text == "show" || w.text == "reset":
+	}
+	switch ts[0].text {
+	case "show":
 		return true
-	case w.text == "set":
-		// Not SET ROLE or SESSION AUTHORIZATION, which change what later
-		// statements may read.
-		return len(stmts[0]) > 1 && stmts[0][1].text != "role" && stmts[0][1].text != "session"
+	case "set", "reset":
+		i := 1
+		if ts[0].text == "set" && (ts[i].text == "session" || ts[i].text == "local") && i+1 < len(ts) {
+			i++
+		}
+		return ts[i].kind == tokWord && harmlessParam(ts[i].text) && (i+1 == len(ts) || ts[i+1].kind != tokPunct || ts[i+1].text != ".")
 	}
 	return false
 }
+
+// HarmlessSetting is harmlessParam for the engine: a setting that changes
+// neither what a statement names nor what its literals mean.
+func HarmlessSetting(name string) bool { return harmlessParam(strings.ToLower(name)) }
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {
@@ -181,6 +195,10 @@ func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[st
 	return true
 }
 
+// constantText is a string constant as EXPLAIN prints it ('x'::text,
+// E'\n'::text).
+var constantText = regexp.MustCompile(`(?s)^E?'(?:[^'\\]|''|\\.)*'(?:::(?:text|bytea))?$`)
+
 var aggregateCall = regexp.MustCompile(`(?s)^([a-z_]+)\((.*)\)$`)
 
 // blindAggregate judges one output of the root Aggregate as EXPLAIN
@@ -191,12 +209,15 @@ func blindAggregate(out string, typ uint32, nondet bool) bool {
 		return false
 	}
 	name, args := m[1], strings.TrimPrefix(m[2], "DISTINCT ")
+	distinct := args != m[2]
 	equalIsSame := identityEqual[typ] || textTypes[typ] && !nondet
 	switch name {
 	case "count":
 		return true
 	case "sum", "avg":
-		return typ == 20 || typ == 1700
+		// DISTINCT keeps the first of two equal values, 1.0 or 1.00,
+		// whose scale the sum shows (case rn-inv-sum-distinct-numeric).
+		return (typ == 20 || typ == 1700) && !distinct
 	case "min", "max", "bool_and", "bool_or", "every":
 		return equalIsSame
 	case "string_agg", "array_agg":
@@ -209,6 +230,12 @@ func blindAggregate(out string, typ uint32, nondet bool) bool {
 			return false
 		}
 		if name == "string_agg" {
+			// The separator must be a constant: rows tied on the order
+			// keep their scan order, each with its own separator (case
+			// rn-inv-string-agg-row-separator).
+			if len(parts) != 3 || !constantText.MatchString(parts[1]) {
+				return false
+			}
 			return typ == 25 && !nondet || typ == 17 // bytea: equal is same
 		}
 		elem, isArray := identityEqualArrays[typ]

@@ -87,18 +87,22 @@ func TestPlacementReads(t *testing.T) {
 	}
 }
 
-func TestSessionOnly(t *testing.T) {
+func TestHarmlessSession(t *testing.T) {
 	for sql, want := range map[string]bool{
-		"SET synchronize_seqscans = off": true,
+		"SET work_mem = '64MB'":          true,
+		"SET LOCAL work_mem = '64MB'":    true,
 		"SHOW TimeZone":                  true,
-		"RESET ALL":                      true,
+		"RESET work_mem":                 true,
+		"RESET ALL":                      false,
+		"SET search_path = s2":           false,
+		"SET synchronize_seqscans = off": false,
 		"SET ROLE app":                   false,
 		"SET SESSION AUTHORIZATION app":  false,
 		"SELECT 1":                       false,
-		"SET a = 1; SELECT 1":            false,
+		"SET work_mem = 1; SELECT 1":     false,
 	} {
-		if got := SessionOnly(sql); got != want {
-			t.Errorf("SessionOnly(%q) = %v, want %v", sql, got, want)
+		if got := HarmlessSession(sql); got != want {
+			t.Errorf("HarmlessSession(%q) = %v, want %v", sql, got, want)
 		}
 	}
 }

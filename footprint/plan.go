@@ -122,7 +122,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	for _, e := range exprs {
 		// A date or time constant may have been 'now', spelled any way
 		// a string can be ($$now$$, E'now', ' now': case recheck-now-dollar).
-		if timeCall.MatchString(e) || timeConstant.MatchString(e) {
+		if timeCall.MatchString(e) || timeConstant.MatchString(e) || populateCall.MatchString(e) || castReadsClock(e) {
 			clock = true
 		}
 	}
@@ -330,6 +330,43 @@ var (
 	timeConstant = regexp.MustCompile(`::(?:timestamp|date|time)`)
 	timeCall     = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.])(?:pg_catalog\.)?(?:now|transaction_timestamp|statement_timestamp)\(|CURRENT_(?:TIMESTAMP|TIME|DATE)|LOCALTIME`)
 )
+
+// populateCall: json(b)_populate_record(set) and json(b)_to_record(set)
+// read their values' text as the target's types, 'now' included (case
+// rn-now-json-populate).
+var populateCall = regexp.MustCompile(`(?i)_(?:populate_record|populate_recordset|to_record|to_recordset)\(`)
+
+// castType is a cast as EXPLAIN prints it: ::name, ::schema.name, the
+// multi-word built-in names.
+var castType = regexp.MustCompile(`::("[^"]+"|[A-Za-z_][A-Za-z0-9_]*)(?:\.("[^"]+"|[A-Za-z_][A-Za-z0-9_]*))?( with(?:out)? time zone| varying| precision)?`)
+
+// castSafe are the built-in types whose input never reads the clock.
+var castSafe = map[string]bool{
+	"integer": true, "bigint": true, "smallint": true, "numeric": true, "real": true, "double precision": true,
+	"text": true, "character varying": true, "character": true, "bpchar": true, "name": true, `"char"`: true, "char": true,
+	"boolean": true, "bytea": true, "json": true, "jsonb": true, "jsonpath": true, "uuid": true, "oid": true, "xid": true,
+	"regclass": true, "regproc": true, "regprocedure": true, "regtype": true, "regnamespace": true, "regrole": true, "regoper": true, "regconfig": true,
+	"interval": true, "money": true, "inet": true, "cidr": true, "macaddr": true, "bit": true, "bit varying": true,
+	"unknown": true, "anyelement": true, "record": true, "int4range": true, "int8range": true, "numrange": true,
+	"tsvector": true, "tsquery": true, "xml": true, "point": true,
+}
+
+// castReadsClock reports a cast to any type but the built-ins that never
+// read the clock: a domain, range, composite or array over a date or time
+// type reads 'now' from text at run time as the time types do (cases
+// rn-now-range-text-cast, rn-now-domain-text-cast; a domain's input shows
+// as 'now'::cstring). Coarser than needed: any other type counts.
+func castReadsClock(e string) bool {
+	for _, m := range castType.FindAllStringSubmatch(e, -1) {
+		if m[2] != "" {
+			return true // schema-qualified: a user's type
+		}
+		if !castSafe[strings.ToLower(m[1])+m[3]] {
+			return true
+		}
+	}
+	return false
+}
 
 var funcCall = regexp.MustCompile(`((?:[A-Za-z_][A-Za-z0-9_$]*\.)?[A-Za-z_][A-Za-z0-9_$]*|"[^"]+")\(`)
 

@@ -27,9 +27,15 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 		if len(d.Candidates) < 2 || d.Step <= last && keys == nil {
 			continue
 		}
+		// Every candidate the attempt did not release: past the plan's
+		// choices a reduced plan's Then and Sleep release others than
+		// the first (review O's model: an unjudged attempt of such a plan
+		// never queued the first candidate it passed over).
 		var choices [][]sched.UnitRef
-		for i := 1; i < len(d.Candidates); i++ {
-			choices = append(choices, []sched.UnitRef{d.Candidates[i].Ref})
+		for _, c := range d.Candidates {
+			if !containsRef(d.Released, c.Ref) {
+				choices = append(choices, []sched.UnitRef{c.Ref})
+			}
 		}
 		if e.opts.Overlap == Pairs {
 			for _, pr := range overlapPairs(d.Candidates) {
@@ -55,13 +61,15 @@ func (e *explorer) expand(n *node, seq int, ds []sched.Decision) {
 			// distinct parents and choices give distinct plans, so no set of
 			// plans seen is kept (it would grow with every attempt).
 			p := n.plan.with(Choice{Step: d.Step, Units: units})
-			if d.Step <= last {
+			if d.Step <= last || len(n.plan.Then) > 0 || len(n.plan.Sleep) > 0 {
 				// Under reduction, an attempt it could not judge (no
 				// trace: DDL ran, the schema changed) is expanded at
 				// every step, its plan's own included: the reduction
 				// judged those steps from other attempts, which did not
 				// run what this one did (case other-ddl-after-error).
-				// The state marks keep each move to one plan.
+				// The state marks keep each move to one plan. A plan
+				// with Then or Sleep is followed by its own prefix too:
+				// its choices alone lead elsewhere.
 				p = prefixPlan(ds, d.Step, n.plan.Victims).with(Choice{Step: d.Step, Units: units})
 			}
 			path := append(append(make([]int32, 0, len(n.path)+1), n.path...), int32(child))

@@ -481,16 +481,13 @@ func (e *explorer) queueVictims(n *node, seq int, rep Report) {
 		// the order in which the deadlock's units began to wait led to
 		// the same deadlock, and to its victim plans twice).
 		e.victimPlans[Plan{Choices: upTo(ran, d.Step), Victims: n.plan.Victims}.Key()] = true
-		e.victimPlans[Plan{Choices: upTo(n.plan.Choices, d.Step), Victims: n.plan.Victims}.Key()] = true
 	}
 	for i, d := range rep.Deadlocks {
 		// The choices that led to the deadlock: the plan's, and under a
 		// plan that continued with a reversal (Plan.Then) the attempt's own.
-		choices := n.plan.Choices
-		if len(n.plan.Then) > 0 {
-			choices = ran
-		}
-		before := upTo(choices, d.Step)
+		// Past the plan's last choice its Then and Sleep released other
+		// units than the first (review O): the attempt's own choices.
+		before := upTo(ran, d.Step)
 		// The deadlocks before this one keep their victims: the plan's
 		// choices after them were made in their aftermath.
 		var keep []Deadlock
