@@ -160,7 +160,7 @@ func TestRecheckedOnlyInReadCommittedOnLockedRows(t *testing.T) {
 		{"a whole table", footprint.Statement{Kind: footprint.Begin}, dml([]string{"public.acct"}, []string{"public.acct"}), false},
 		{"a sequence", footprint.Statement{Kind: footprint.Begin}, dml([]string{r1}, []string{r1, "sequence public.s"}), false},
 	} {
-		tc.stmt.LocksExact = true
+		tc.stmt.LocksExact, tc.stmt.KeyOnly = true, true
 		c := newConn()
 		c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{tc.begin}, false, nil)
 		ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{tc.stmt}, false, nil)
@@ -176,6 +176,15 @@ func TestRecheckedOnlyInReadCommittedOnLockedRows(t *testing.T) {
 		t.Errorf("locks not known exactly: rechecked %q", ev.Rechecked)
 	}
 	forUpdate.LocksExact = true
+	// A condition beside the key (footprint.Statement.KeyOnly): checked
+	// against the snapshot's row first, it may not wait at all (case
+	// rc-hold-qual-fails-at-snapshot).
+	c = newConn()
+	c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{{Kind: footprint.Begin}}, false, nil)
+	if ev := c.event(&sched.UnitRecord{TxStatus: 'T'}, []footprint.Statement{forUpdate}, false, nil); len(ev.Rechecked) > 0 {
+		t.Errorf("a condition beside the key: rechecked %q", ev.Rechecked)
+	}
+	forUpdate.KeyOnly = true
 	// Two statements in one unit: not followed.
 	c = newConn()
 	ev := c.event(&sched.UnitRecord{TxStatus: 'I'}, []footprint.Statement{forUpdate, forUpdate}, false, nil)
