@@ -1670,7 +1670,10 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		// row order (nextval in a filter, DISTINCT sum of numeric, a separator
 		// from the row, an error from the first row scanned), an invariant that
 		// leaves or changes its session, clock reads through range, domain and
-		// JSON casts.
+		// JSON casts. The rn-prune-* cases run with -large, as the
+		// more-prune-* ones: whether a page is pruned depends on every
+		// transaction of the cluster (rn-prune-horizon-row-lock-second
+		// saw a behaviour in one search the other did not, in CI's run).
 		// Review N of 5 December: the day's fixes.
 		{Name: "rn-inv-nextval-filter", Setup: accts + " CREATE SEQUENCE s;", Observe: []string{"SELECT count(*) FROM acct WHERE id = nextval('s')"}, Actors: [][]Step{
 			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
@@ -1711,16 +1714,16 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			Actors: [][]Step{
 				{q(`UPDATE x.ta SET t = (jsonb_populate_record(NULL::x.ta, '{"t": "now"}')).t WHERE id = 1`), q("SELECT (SELECT t FROM x.ta WHERE id = 1) < (SELECT t FROM x.tb WHERE id = 1)")},
 				{q(`UPDATE x.tb SET t = (jsonb_populate_record(NULL::x.tb, '{"t": "now"}')).t WHERE id = 1`)}}},
-		{Name: "rn-prune-horizon-cursor", Setup: pruneSetup, Actors: [][]Step{
+		{Name: "rn-prune-horizon-cursor", Large: true, Setup: pruneSetup, Actors: [][]Step{
 			{q("BEGIN"), q("DECLARE c CURSOR FOR SELECT x FROM other"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "rn-prune-horizon-row-lock", Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
+		{Name: "rn-prune-horizon-row-lock", Large: true, Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
 			{q("BEGIN"), q("SELECT x FROM other WHERE x = 1 FOR SHARE"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "rn-prune-horizon-xact-id", Setup: pruneSetup, Actors: [][]Step{
+		{Name: "rn-prune-horizon-xact-id", Large: true, Setup: pruneSetup, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_current_xact_id() IS NOT NULL"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "rn-prune-horizon-row-lock-second", Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
+		{Name: "rn-prune-horizon-row-lock-second", Large: true, Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t"), keep("SELECT x FROM other WHERE x = 1 FOR UPDATE NOWAIT")},
 			{simple("BEGIN; SELECT x FROM other WHERE x = 1 FOR SHARE"), q("COMMIT")}}},
 		{Name: "rn-inv-sum-distinct-numeric", Setup: "CREATE TABLE nums (id int PRIMARY KEY, n numeric NOT NULL); INSERT INTO nums VALUES (1, 1.0), (2, 1.00);", Observe: []string{"SELECT sum(DISTINCT n) FROM nums"}, Actors: [][]Step{

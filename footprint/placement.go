@@ -128,6 +128,34 @@ func (c *Classifier) orderBlind(ctx context.Context, sql string) bool {
 
 // orderBlindPlan is orderBlind with the statement's plan.
 func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[string]any) bool {
+	cat, err := c.loadCatalog(ctx)
+	if err != nil || planHasSystemColumn(plan) {
+		return false
+	}
+	switch {
+	case plan["Node Type"] == "Result" && plan["Relation Name"] == nil && plan["One-Time Filter"] == nil:
+		// SELECT (SELECT count(*) FROM orders), (SELECT stock FROM items
+		// WHERE id = 1): each output an InitPlan's, each InitPlan blind.
+		ps, _ := plan["Plans"].([]any)
+		outs, _ := plan["Output"].([]any)
+		if len(ps) == 0 || len(outs) == 0 {
+			return false
+		}
+		for _, o := range outs {
+			if s, _ := o.(string); !initPlanOutput.MatchString(s) {
+				return false
+			}
+		}
+		for _, p := range ps {
+			m, _ := p.(map[string]any)
+			if m == nil || m["Parent Relationship"] != "InitPlan" || !blindInitPlan(cat, m) {
+				return false
+			}
+		}
+		return true
+	case totalOrder(c, ctx, cat, plan):
+		return true
+	}
 	if plan["Node Type"] != "Aggregate" || plan["Strategy"] != "Plain" {
 		return false
 	}
@@ -193,6 +221,153 @@ func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[st
 		}
 	}
 	return true
+}
+
+// initPlanOutput is an InitPlan's value as EXPLAIN prints it: $0 (up to
+// 16), (InitPlan 1).col1 (17 and later).
+var initPlanOutput = regexp.MustCompile(`^(?:\$[0-9]+|\(InitPlan [0-9]+\)\.col[0-9]+)$`)
+
+// planHasSystemColumn reports ctid, xmin and kin anywhere in a plan.
+func planHasSystemColumn(n map[string]any) bool {
+	for _, key := range []string{"Output", "Filter", "Join Filter", "Hash Cond", "Merge Cond", "Index Cond", "Recheck Cond", "Sort Key", "One-Time Filter"} {
+		switch v := n[key].(type) {
+		case string:
+			if systemColumnWord.MatchString(v) {
+				return true
+			}
+		case []any:
+			for _, o := range v {
+				if s, _ := o.(string); systemColumnWord.MatchString(s) {
+					return true
+				}
+			}
+		}
+	}
+	ps, _ := n["Plans"].([]any)
+	for _, p := range ps {
+		if m, _ := p.(map[string]any); m != nil && planHasSystemColumn(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// blindInitPlan: an InitPlan whose value the data alone fixes: one row
+// read by its key, or count over scans with nothing order-dependent
+// below (no Limit, window, sublink or other aggregate).
+func blindInitPlan(cat *catalog, n map[string]any) bool {
+	ps, _ := n["Plans"].([]any)
+	if rel, ok := n["Relation Name"].(string); ok && len(ps) == 0 {
+		schema, _ := n["Schema"].(string)
+		col, keyed := cat.keys[schema+"."+rel]
+		if !keyed {
+			return false
+		}
+		sn := scanNode{}
+		sn.alias, _ = n["Alias"].(string)
+		for _, k := range []string{"Index Cond", "Filter"} {
+			if s, ok := n[k].(string); ok {
+				sn.conds = append(sn.conds, s)
+			}
+		}
+		return keyOf(sn, col) != "" && strings.HasPrefix(n["Node Type"].(string), "Index")
+	}
+	if n["Node Type"] != "Aggregate" || n["Strategy"] != "Plain" || n["Partial Mode"] != nil && n["Partial Mode"] != "Simple" {
+		return false
+	}
+	outs, _ := n["Output"].([]any)
+	if len(outs) == 0 {
+		return false
+	}
+	for _, o := range outs {
+		s, _ := o.(string)
+		if m := aggregateCall.FindStringSubmatch(s); m == nil || m[1] != "count" || !oneCall(s) {
+			return false
+		}
+	}
+	ok := true
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		switch m["Node Type"] {
+		case "Limit", "WindowAgg", "LockRows", "ModifyTable", "SetOp", "Unique", "Group", "Aggregate", "Function Scan", "Table Function Scan", "Custom Scan", "Foreign Scan":
+			ok = false
+		}
+		if rel, _ := m["Parent Relationship"].(string); rel == "InitPlan" || rel == "SubPlan" {
+			ok = false
+		}
+		cs, _ := m["Plans"].([]any)
+		for _, c := range cs {
+			if x, _ := c.(map[string]any); x != nil {
+				walk(x)
+			}
+		}
+	}
+	for _, p := range ps {
+		if x, _ := p.(map[string]any); x != nil {
+			walk(x)
+		}
+	}
+	return ok
+}
+
+// totalOrder reports a plan that returns one relation's rows in the order
+// of its primary key (a Sort whose first key is the key, or a scan of the
+// primary key's index), perhaps under a Limit: the order, and which rows
+// a Limit keeps, are the data's, whatever the heap holds (goose's SELECT
+// ... FROM goose_db_version ORDER BY id DESC).
+func totalOrder(c *Classifier, ctx context.Context, cat *catalog, plan map[string]any) bool {
+	n := plan
+	if n["Node Type"] == "Limit" {
+		ps, _ := n["Plans"].([]any)
+		if len(ps) != 1 {
+			return false
+		}
+		n, _ = ps[0].(map[string]any)
+		if n == nil {
+			return false
+		}
+	}
+	var sortKey string
+	if n["Node Type"] == "Sort" {
+		keys, _ := n["Sort Key"].([]any)
+		ps, _ := n["Plans"].([]any)
+		if len(keys) == 0 || len(ps) != 1 {
+			return false
+		}
+		sortKey, _ = keys[0].(string)
+		sortKey = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(sortKey, " NULLS FIRST"), " NULLS LAST"), " DESC")
+		n, _ = ps[0].(map[string]any)
+		if n == nil {
+			return false
+		}
+	}
+	typ, _ := n["Node Type"].(string)
+	rel, ok := n["Relation Name"].(string)
+	if !ok || n["Plans"] != nil && typ != "Bitmap Heap Scan" {
+		return false
+	}
+	if p, _ := n["Parent Relationship"].(string); p == "InitPlan" || p == "SubPlan" {
+		return false
+	}
+	schema, _ := n["Schema"].(string)
+	col, keyed := cat.keys[schema+"."+rel]
+	if !keyed {
+		return false
+	}
+	alias, _ := n["Alias"].(string)
+	if sortKey != "" {
+		return sortKey == col || sortKey == quoteIdent(alias)+"."+col
+	}
+	if typ != "Index Scan" && typ != "Index Only Scan" {
+		return false
+	}
+	idx, _ := n["Index Name"].(string)
+	var primary bool
+	if err := c.conn.QueryRow(ctx, `SELECT i.indisprimary FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		JOIN pg_namespace s ON s.oid = c.relnamespace WHERE c.relname = $1 AND s.nspname = $2`, idx, schema).Scan(&primary); err != nil {
+		return false
+	}
+	return primary
 }
 
 // constantText is a string constant as EXPLAIN prints it ('x'::text,

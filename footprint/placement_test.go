@@ -75,6 +75,16 @@ func TestPlacementReads(t *testing.T) {
 		{"SELECT max(f::int) FROM fl", ""},
 		{"SELECT count(*) FROM counter c JOIN products p ON p.id = c.id", ""},
 		{"SELECT bump()", "all"},
+		// Ordered by the primary key: the order and a Limit's rows are
+		// the data's (goose's version table).
+		{"SELECT id FROM counter ORDER BY id DESC", ""},
+		{"SELECT id FROM counter ORDER BY id DESC LIMIT 1", ""},
+		{"SELECT id FROM counter ORDER BY n", "public.counter"},
+		{"SELECT id FROM counter ORDER BY n LIMIT 1", "public.counter"},
+		// InitPlans each blind (the demo's invariant).
+		{"SELECT (SELECT count(*) FROM products), (SELECT n FROM counter WHERE id = 1)", ""},
+		{"SELECT (SELECT count(*) FROM products), (SELECT n FROM counter LIMIT 1)", "public.counter,public.products"},
+		{"SELECT (SELECT string_agg(id::text, ',') FROM products)", "public.products"},
 	} {
 		rels, all := c.PlacementReads(ctx, tc.sql)
 		got := strings.Join(rels, ",")
