@@ -47,7 +47,10 @@ func TestCLIWalkthrough(t *testing.T) {
 		{[]string{"trace", art, "--json"}, 0, []string{`"streams"`, `"releaseStep"`, `"SELECT n FROM counter WHERE id = 1"`}},
 		{[]string{"trace", art, "--pcap", art + ".pcapng"}, 0, []string{"Wrote"}},
 		{[]string{"demo"}, 1, []string{"Oversold: 2 orders for 1 item in stock"}},
-		{[]string{"demo", "--safe"}, 0, []string{"oversell-safe: 6 attempted, 6 completed; violations: 0; frontier exhausted"}},
+		// The count of attempts follows the reduction's rules (8 since 5
+		// December: a guarded UPDATE is not re-checked after a wait, case
+		// rc-hold-qual-fails-at-snapshot); the verdict does not.
+		{[]string{"demo", "--safe"}, 0, []string{"oversell-safe: ", " completed; violations: 0; frontier exhausted"}},
 		{[]string{"run", "./examples/nonexistent"}, 2, []string{"no such file or directory"}},
 		{[]string{"run", "./examples/counter", "--max-runs", "-1"}, 2, []string{"--max-runs cannot be negative"}},
 	} {
