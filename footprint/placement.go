@@ -153,7 +153,7 @@ func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[st
 			}
 		}
 		return true
-	case totalOrder(c, ctx, cat, plan):
+	case c.totalOrder(ctx, cat, plan):
 		return true
 	}
 	if plan["Node Type"] != "Aggregate" || plan["Strategy"] != "Plain" {
@@ -315,7 +315,7 @@ func blindInitPlan(cat *catalog, n map[string]any) bool {
 // primary key's index), perhaps under a Limit: the order, and which rows
 // a Limit keeps, are the data's, whatever the heap holds (goose's SELECT
 // ... FROM goose_db_version ORDER BY id DESC).
-func totalOrder(c *Classifier, ctx context.Context, cat *catalog, plan map[string]any) bool {
+func (c *Classifier) totalOrder(ctx context.Context, cat *catalog, plan map[string]any) bool {
 	n := plan
 	if n["Node Type"] == "Limit" {
 		ps, _ := n["Plans"].([]any)
