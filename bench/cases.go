@@ -1757,6 +1757,29 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "rn-keyonly-unique-wait", Setup: "CREATE TABLE u2 (id int PRIMARY KEY, u int UNIQUE, v int NOT NULL DEFAULT 0); INSERT INTO u2 VALUES (1, 1), (2, 2);", Actors: [][]Step{
 			{q("BEGIN"), q("UPDATE u2 SET u = 5 WHERE id = 2"), q("UPDATE u2 SET v = 1 WHERE id = 2"), q("COMMIT")},
 			{keep("UPDATE u2 SET u = 5 WHERE id = 1")}}},
+		// Quiet uses of a relation (session of 5 December, goose's case
+		// study): an INSERT or CREATE TABLE places rows but shows no
+		// order, and an EXISTS over the catalogs whose conditions cannot
+		// raise is blind to row order; a relation used only so is not
+		// followed for placement or the xmin horizon. Guards: a reader
+		// that shows order beside such inserts, a goose-like deploy, an
+		// EXISTS whose catalog rows a CREATE TABLE changes.
+		{Name: "quiet-insert-serial-tie-order", Setup: "CREATE TABLE t (id serial PRIMARY KEY, v int NOT NULL); INSERT INTO t (v) VALUES (0), (0);", Actors: [][]Step{
+			{q("INSERT INTO t (v) VALUES (0)")},
+			{q("UPDATE t SET v = 0 WHERE id = 1")},
+			{q("SELECT string_agg(id::text, ',') FROM (SELECT id FROM t ORDER BY v) s")}}},
+		{Name: "quiet-insert-then-keyed-invariant-scan", Setup: "CREATE TABLE t (id serial PRIMARY KEY, v int NOT NULL); INSERT INTO t (v) VALUES (0), (0);", Observe: []string{"SELECT string_agg(id::text, ',') FROM t"}, Actors: [][]Step{
+			{q("INSERT INTO t (v) VALUES (1)"), q("UPDATE t SET v = v + 1 WHERE id = 2")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1")}}},
+		{Name: "quiet-goose-like-deploy", Large: true, Setup: "CREATE TABLE ver (id serial PRIMARY KEY, version_id bigint NOT NULL, applied bool DEFAULT true); INSERT INTO ver (version_id) VALUES (0);", Actors: [][]Step{
+			{q("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE (current_schema() IS NULL OR schemaname = current_schema()) AND tablename = 'ver')"), q("SELECT pg_try_advisory_lock(7)"), q("SELECT version_id FROM ver ORDER BY id DESC"), simple("BEGIN"), sk("CREATE TABLE widgets (id int PRIMARY KEY)"), q("INSERT INTO ver (version_id) VALUES (1)"), simple("COMMIT"), q("SELECT pg_advisory_unlock(7)")},
+			{q("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE (current_schema() IS NULL OR schemaname = current_schema()) AND tablename = 'ver')"), q("SELECT pg_try_advisory_lock(7)"), q("SELECT max(version_id) FROM ver"), q("SELECT pg_advisory_unlock(7)")}}},
+		{Name: "quiet-goose-like-small", Setup: "CREATE TABLE ver (id serial PRIMARY KEY, version_id bigint NOT NULL);", Actors: [][]Step{
+			{q("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE (current_schema() IS NULL OR schemaname = current_schema()) AND tablename = 'widgets')"), sk("CREATE TABLE widgets (id int PRIMARY KEY)"), q("INSERT INTO ver (version_id) VALUES (1)")},
+			{q("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE (current_schema() IS NULL OR schemaname = current_schema()) AND tablename = 'widgets')"), q("SELECT max(version_id) FROM ver")}}},
+		{Name: "quiet-exists-catalog-created", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
+			{sk("CREATE TABLE w1 (id int)"), q("UPDATE t SET v = v + 1 WHERE id = 1")},
+			{q("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'w1')"), q("UPDATE t SET v = v * 2 WHERE id = 1")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

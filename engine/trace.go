@@ -241,7 +241,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	if ctx.Err() != nil {
 		return nil
 	}
-	observePlacement(tr, invRels, invAll, seen.blindOnly())
+	observePlacement(tr, invRels, invAll, seen.quietOnly())
 	serializableComponents(tr)
 	// Every statement ran against the catalogs it was classified
 	// against: later attempts may reuse the classifications.
@@ -264,20 +264,25 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 // The invariant is such a statement too: invariant lists the relations it
 // read whole in a way that may show the order (invariantPlacement),
 // invariantAll says it may have read any.
-func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, blindOnly footprint.Set) {
+func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, quietOnly footprint.Set) {
 	observed := map[string]bool{}
 	all := invariantAll
 	for _, rel := range invariant {
-		observed[rel] = true
+		if !unplaced(rel) {
+			observed[rel] = true
+		}
 	}
 	for _, e := range tr.Events {
 		all = all || e.Global
-		for i, set := range [][]string{e.Reads, e.TxReads, e.Locks, e.Writes, e.TxWrites, e.TxLocks} {
+		for _, set := range [][]string{e.Reads, e.TxReads, e.Locks, e.Writes, e.TxWrites, e.TxLocks} {
 			for _, n := range set {
-				// A whole read only by statements blind to row order
-				// (count(*), sum of integers: footprint.Statement.
-				// OrderBlind) sees no placement.
-				if rel, key := footprint.SplitName(n); key == "" && (i >= 2 || !blindOnly[rel]) {
+				// A relation used whole only by statements blind to row
+				// order (count(*), sum of integers: footprint.Statement.
+				// OrderBlind) or that only insert into it or create it
+				// (Statement.Appends) shows no placement. The names of
+				// state outside relations (the catalogs as a whole,
+				// advisory locks, sequences) have none.
+				if rel, key := footprint.SplitName(n); key == "" && !quietOnly[rel] && !unplaced(rel) {
 					observed[rel] = true
 				}
 			}
@@ -318,12 +323,18 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, b
 	// that touches an observed relation reads horizonName; every event
 	// that moves the horizon or a size writes it at once (Immediate, as
 	// nextval does: such writes do not meet one another).
+	// A schema change places rows in the catalogs, which it names as
+	// one (footprint.Catalogs).
+	catalogs := false
+	for rel := range observed {
+		catalogs = catalogs || strings.HasPrefix(rel, "pg_catalog.")
+	}
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		touches := false
 		for _, set := range [][]string{e.Reads, e.Locks, e.Writes} {
 			for _, n := range set {
-				if rel, _ := footprint.SplitName(n); observed[rel] {
+				if rel, _ := footprint.SplitName(n); observed[rel] || catalogs && rel == footprint.Catalogs {
 					touches = true
 				}
 			}
@@ -337,11 +348,12 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, b
 	}
 }
 
-// placementSeen collects, over an attempt's statements, the relations read
-// whole by statements blind to row order and those read, locked or
-// written whole by any other.
+// placementSeen collects, over an attempt's statements, the relations
+// they use whole in ways that cannot show the order the heap keeps rows
+// in (quiet: a read by a statement blind to row order, a write that only
+// inserts or creates) and those they use whole in any other way.
 type placementSeen struct {
-	blind, other footprint.Set
+	quiet, other footprint.Set
 }
 
 func (p *placementSeen) add(stmts []footprint.Statement, failed bool) {
@@ -350,13 +362,14 @@ func (p *placementSeen) add(stmts []footprint.Statement, failed bool) {
 	}
 	// count(*) is blind to row order only when it succeeds: of two rows
 	// that would raise different errors, the first scanned does (case
-	// rn-actor-blind-error-order).
+	// rn-actor-blind-error-order). An INSERT or CREATE TABLE places rows
+	// and reads none of the relation's (Statement.Appends).
 	for _, st := range stmts {
 		for i, set := range [][]string{st.Reads, st.Locks, st.Writes} {
 			for _, n := range set {
 				if rel, key := footprint.SplitName(n); key == "" && !strings.HasPrefix(n, "sequence ") {
-					if i == 0 && st.OrderBlind && !failed {
-						p.blind.Add(rel)
+					if i == 0 && st.OrderBlind && !failed || i == 2 && st.Appends {
+						p.quiet.Add(rel)
 					} else {
 						p.other.Add(rel)
 					}
@@ -366,10 +379,10 @@ func (p *placementSeen) add(stmts []footprint.Statement, failed bool) {
 	}
 }
 
-// blindOnly is the relations only order-blind statements read whole.
-func (p *placementSeen) blindOnly() footprint.Set {
+// quietOnly is the relations only quiet uses touch whole.
+func (p *placementSeen) quietOnly() footprint.Set {
 	out := footprint.Set{}
-	for rel := range p.blind {
+	for rel := range p.quiet {
 		if !p.other[rel] {
 			out.Add(rel)
 		}
@@ -391,6 +404,13 @@ func cancelledWait(res *sched.Result) bool {
 		}
 	}
 	return false
+}
+
+// unplaced reports the names of state that has no rows to place: the
+// catalogs as one, advisory locks, sequences and the clock, and the
+// names observePlacement makes itself.
+func unplaced(name string) bool {
+	return name == footprint.Catalogs || name == footprint.AdvisoryLocks || strings.HasPrefix(name, "sequence ") || strings.HasPrefix(name, "#")
 }
 
 // horizonName is the name (observePlacement) for the xmin horizon and the
@@ -787,7 +807,7 @@ func waitedOn(u *sched.UnitRecord) []int {
 // SERIALIZABLE), and where it ends, also inside a unit (COMMIT; BEGIN in
 // one Query) and at a connection's close.
 func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *footprint.Classifier) (map[sched.UnitRef]search.Event, int, *placementSeen) {
-	seen := &placementSeen{blind: footprint.Set{}, other: footprint.Set{}}
+	seen := &placementSeen{quiet: footprint.Set{}, other: footprint.Set{}}
 	byConn := map[[2]int][]*sched.UnitRecord{}
 	for _, u := range res.Units {
 		k := [2]int{u.Ref.Actor, u.Ref.Conn}

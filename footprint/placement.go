@@ -253,10 +253,14 @@ func planHasSystemColumn(n map[string]any) bool {
 }
 
 // blindInitPlan: an InitPlan whose value the data alone fixes: one row
-// read by its key, or count over scans with nothing order-dependent
-// below (no Limit, window, sublink or other aggregate).
+// read by its key, count over scans with nothing order-dependent
+// below (no Limit, window, sublink or other aggregate), or an EXISTS over
+// the catalogs that cannot raise an error (existsOverCatalogs).
 func blindInitPlan(cat *catalog, n map[string]any) bool {
 	ps, _ := n["Plans"].([]any)
+	if existsOverCatalogs(n) {
+		return true
+	}
 	if rel, ok := n["Relation Name"].(string); ok && len(ps) == 0 {
 		schema, _ := n["Schema"].(string)
 		col, keyed := cat.keys[schema+"."+rel]
@@ -495,3 +499,132 @@ func scanTop(s string, f func(i int, ch byte) bool) {
 		}
 	}
 }
+
+// existsOverCatalogs reports an EXISTS InitPlan (EXPLAIN prints no output
+// for it) that joins and scans system catalogs only, under conditions and
+// outputs that cannot raise an error (cannotRaise). Its value is whether
+// some row qualifies, whatever order the scans return rows in: it stops
+// at the first, and no row before it can make the statement fail, as a
+// cast or a division could (case rn-actor-blind-error-order). Migration
+// tools ask it of pg_tables: goose's SELECT EXISTS (SELECT 1 FROM
+// pg_tables WHERE ...). A user's table is left out: its columns' types
+// and operators are the user's, whose comparisons may raise.
+func existsOverCatalogs(n map[string]any) bool {
+	if outs, _ := n["Output"].([]any); len(outs) > 0 {
+		return false
+	}
+	ok := true
+	var walk func(m map[string]any, top bool)
+	walk = func(m map[string]any, top bool) {
+		switch m["Node Type"] {
+		case "Nested Loop", "Hash Join", "Merge Join", "Hash", "Materialize", "Memoize", "Sort",
+			"Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan", "Bitmap Index Scan", "BitmapAnd", "BitmapOr":
+		default:
+			ok = false
+		}
+		if rel, _ := m["Parent Relationship"].(string); !top && (rel == "InitPlan" || rel == "SubPlan") {
+			ok = false
+		}
+		if _, named := m["Relation Name"]; named && m["Schema"] != "pg_catalog" {
+			ok = false
+		}
+		for _, key := range []string{"Output", "Filter", "Join Filter", "Hash Cond", "Merge Cond", "Index Cond", "Recheck Cond", "One-Time Filter", "Sort Key", "Cache Key"} {
+			switch v := m[key].(type) {
+			case string:
+				ok = ok && cannotRaise(v)
+			case []any:
+				for _, o := range v {
+					s, _ := o.(string)
+					ok = ok && cannotRaise(s)
+				}
+			case nil:
+			default:
+				ok = false
+			}
+		}
+		cs, _ := m["Plans"].([]any)
+		for _, c := range cs {
+			if x, _ := c.(map[string]any); x != nil {
+				walk(x, false)
+			} else {
+				ok = false
+			}
+		}
+	}
+	walk(n, true)
+	return ok
+}
+
+// safeCalls are the functions a condition of existsOverCatalogs may
+// call: they take no argument, read no row and never raise.
+var safeCalls = map[string]bool{"current_schema": true, "current_user": true, "session_user": true, "current_database": true}
+
+// typeWords are the words of multi-word type names (character varying,
+// timestamp without time zone).
+var typeWords = map[string]bool{"varying": true, "precision": true, "without": true, "with": true, "time": true, "zone": true}
+
+// cannotRaise reports an expression, as EXPLAIN prints it, made only of
+// column references, constants (folded when the plan was made, casts
+// included), comparisons (= <> < > <= >=, = ANY of an array constant),
+// AND, OR, NOT, IS [NOT] NULL and calls of safeCalls: on the built-in
+// types of the catalogs none of it can raise an error for any row.
+func cannotRaise(expr string) bool {
+	stmts, ok := lex(expr)
+	if !ok || len(stmts) > 1 {
+		return false
+	}
+	if len(stmts) == 0 {
+		return true
+	}
+	ts := stmts[0]
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		switch t.kind {
+		case tokString, tokNumber:
+			// A constant, perhaps with its type: 'r'::"char",
+			// '{r,p}'::"char"[].
+			if i+2 < len(ts) && ts[i+1].text == ":" && ts[i+2].text == ":" {
+				i += 3
+				if i >= len(ts) || ts[i].kind != tokWord && ts[i].kind != tokQuoted {
+					return false
+				}
+				for i+1 < len(ts) && ts[i+1].kind == tokWord && typeWords[ts[i+1].text] {
+					i++
+				}
+				if i+2 < len(ts) && ts[i+1].text == "[" && ts[i+2].text == "]" {
+					i += 2
+				}
+			}
+		case tokWord, tokQuoted:
+			name := t.text
+			if t.kind == tokQuoted {
+				name = strings.Trim(name, `"`)
+			}
+			if i+1 < len(ts) && ts[i+1].text == "(" && !(t.kind == tokWord && conditionWords[name]) {
+				if !safeCalls[name] || i+2 >= len(ts) || ts[i+2].text != ")" {
+					return false
+				}
+				i += 2
+				continue
+			}
+			// A column, qualified as EXPLAIN VERBOSE prints it, or a
+			// keyword of conditionWords.
+			qualified := i+1 < len(ts) && ts[i+1].text == "." || i > 0 && ts[i-1].text == "."
+			if !qualified && (t.kind != tokWord || !conditionWords[name]) {
+				return false
+			}
+		case tokPunct:
+			switch t.text {
+			case "(", ")", ",", ".", "=", "<>", "<", ">", "<=", ">=":
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// conditionWords are the keywords cannotRaise accepts.
+var conditionWords = map[string]bool{"and": true, "or": true, "not": true, "is": true, "null": true, "true": true, "false": true, "any": true, "all": true}

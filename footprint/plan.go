@@ -287,6 +287,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	s.Keys = keys
 	s.LocksExact = locksExact(plan, ts)
 	s.KeyOnly = keyOnly(cat, plan)
+	s.Appends = onlyInserts(plan)
 	if len(ts) > 0 && ts[0].kind == tokWord && ts[0].text == "select" && len(s.Writes) == 0 && len(s.Locks) == 0 && len(s.Reads) > len(s.Keys) {
 		s.OrderBlind = c.orderBlindPlan(ctx, sql, plan)
 	}
@@ -521,6 +522,33 @@ func walkPlan(node map[string]any, reads, writes, locks Set, locking bool, exprs
 		*exprs = append(*exprs, fn+"(")
 	}
 	return nil
+}
+
+// onlyInserts reports a plan with a modifying node, every one of which
+// inserts (Statement.Appends).
+func onlyInserts(plan map[string]any) bool {
+	seen, other := false, false
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if n["Node Type"] == "ModifyTable" {
+			seen = true
+			other = other || n["Operation"] != "Insert"
+		}
+		for _, v := range n {
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					if m, ok := e.(map[string]any); ok {
+						walk(m)
+					}
+				}
+			case map[string]any:
+				walk(x)
+			}
+		}
+	}
+	walk(plan)
+	return seen && !other
 }
 
 // locksExact reads Statement.LocksExact from a statement's plan and text.

@@ -308,7 +308,7 @@ func (c *Classifier) createTable(ctx context.Context, ts []token, name string) S
 		return global(err.Error())
 	}
 	c.catalog.expand(writes)
-	return Statement{Kind: DML, Reads: []string{Catalogs}, Writes: writes.Sorted()}
+	return Statement{Kind: DML, Reads: []string{Catalogs}, Writes: writes.Sorted(), Appends: true}
 }
 
 // advisoryCallOnly reads SELECT [schema.]f( args ) [[AS] alias] where f is

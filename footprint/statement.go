@@ -131,6 +131,13 @@ type Statement struct {
 	// whole reads do not make the keyed writes of those relations
 	// dependent (engine/trace.go, observePlacement).
 	OrderBlind bool
+	// Appends: the statement writes its relations without reading their
+	// rows: an INSERT (every modifying node of its plan inserts; ON
+	// CONFLICT finds its row through the arbiter index) or a CREATE
+	// TABLE. Its whole writes place rows but cannot show the order the
+	// heap keeps them in (engine/trace.go, observePlacement); what it
+	// reads shows in Reads.
+	Appends bool
 }
 
 // global is a statement every other depends on, which may run code that
