@@ -1549,13 +1549,13 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "more-scan-order-invariant", Setup: accts, Observe: []string{"SELECT string_agg(t::text, ',') FROM acct t"}, Actors: [][]Step{
 			{q("UPDATE acct SET bal = 11 WHERE id = 1")},
 			{q("UPDATE acct SET bal = 12 WHERE id = 2")}}},
-		{Name: "more-prune-horizon-order", Large: true, Setup: pruneSetup, Actors: [][]Step{
+		{Name: "more-prune-horizon-order", Large: true, Serial: true, Setup: pruneSetup, Actors: [][]Step{
 			{q("BEGIN"), q("INSERT INTO other VALUES (1)"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "more-prune-horizon-snapshot", Large: true, Setup: pruneSetup, Actors: [][]Step{
+		{Name: "more-prune-horizon-snapshot", Large: true, Serial: true, Setup: pruneSetup, Actors: [][]Step{
 			{q("BEGIN ISOLATION LEVEL REPEATABLE READ"), q("SELECT count(*) FROM other"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "more-prune-horizon-invariant", Large: true, Setup: pruneSetup, Observe: []string{"SELECT string_agg(id::text, ',') FROM t"}, Actors: [][]Step{
+		{Name: "more-prune-horizon-invariant", Large: true, Serial: true, Setup: pruneSetup, Observe: []string{"SELECT string_agg(id::text, ',') FROM t"}, Actors: [][]Step{
 			{q("BEGIN"), q("INSERT INTO other VALUES (1)"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2")}}},
 		{Name: "more-large-object-comment", Setup: "CREATE TABLE k (id int PRIMARY KEY);", Actors: [][]Step{
@@ -1564,7 +1564,7 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "more-other-schema-keyed", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10);", Actors: [][]Step{
 			{q("BEGIN"), q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1"), q("COMMIT")},
 			{q("UPDATE s2.acct SET bal = bal * 2 WHERE id = 1"), q("SELECT id FROM s2.acct")}}},
-		{Name: "more-prune-by-keyed-read", Large: true, Setup: prunedReadSetup, Observe: []string{"SELECT string_agg(id::text, ',') FROM t2"}, Actors: [][]Step{
+		{Name: "more-prune-by-keyed-read", Large: true, Serial: true, Setup: prunedReadSetup, Observe: []string{"SELECT string_agg(id::text, ',') FROM t2"}, Actors: [][]Step{
 			{q("BEGIN"), q("INSERT INTO t2 VALUES (8, 0, repeat('z', 1050))"), q("COMMIT")},
 			{q("SELECT v FROM t2 WHERE id = 2"), q("SELECT id FROM t2")}}},
 		{Name: "more-notice-create-if-not-exists", Actors: [][]Step{
@@ -1714,16 +1714,16 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			Actors: [][]Step{
 				{q(`UPDATE x.ta SET t = (jsonb_populate_record(NULL::x.ta, '{"t": "now"}')).t WHERE id = 1`), q("SELECT (SELECT t FROM x.ta WHERE id = 1) < (SELECT t FROM x.tb WHERE id = 1)")},
 				{q(`UPDATE x.tb SET t = (jsonb_populate_record(NULL::x.tb, '{"t": "now"}')).t WHERE id = 1`)}}},
-		{Name: "rn-prune-horizon-cursor", Large: true, Setup: pruneSetup, Actors: [][]Step{
+		{Name: "rn-prune-horizon-cursor", Large: true, Serial: true, Setup: pruneSetup, Actors: [][]Step{
 			{q("BEGIN"), q("DECLARE c CURSOR FOR SELECT x FROM other"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "rn-prune-horizon-row-lock", Large: true, Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
+		{Name: "rn-prune-horizon-row-lock", Large: true, Serial: true, Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
 			{q("BEGIN"), q("SELECT x FROM other WHERE x = 1 FOR SHARE"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "rn-prune-horizon-xact-id", Large: true, Setup: pruneSetup, Actors: [][]Step{
+		{Name: "rn-prune-horizon-xact-id", Large: true, Serial: true, Setup: pruneSetup, Actors: [][]Step{
 			{q("BEGIN"), q("SELECT pg_current_xact_id() IS NOT NULL"), q("COMMIT")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
-		{Name: "rn-prune-horizon-row-lock-second", Large: true, Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
+		{Name: "rn-prune-horizon-row-lock-second", Large: true, Serial: true, Setup: pruneSetup + " ALTER TABLE other ADD PRIMARY KEY (x); INSERT INTO other VALUES (1);", Actors: [][]Step{
 			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t"), keep("SELECT x FROM other WHERE x = 1 FOR UPDATE NOWAIT")},
 			{simple("BEGIN; SELECT x FROM other WHERE x = 1 FOR SHARE"), q("COMMIT")}}},
 		{Name: "rn-inv-sum-distinct-numeric", Setup: "CREATE TABLE nums (id int PRIMARY KEY, n numeric NOT NULL); INSERT INTO nums VALUES (1, 1.0), (2, 1.00);", Observe: []string{"SELECT sum(DISTINCT n) FROM nums"}, Actors: [][]Step{

@@ -31,7 +31,11 @@ func TestReductionLosesNoBehaviour(t *testing.T) {
 			if c.MinMajor > 0 && olderThan(ctx, t, c) {
 				return
 			}
-			d, err := RunDifferential(ctx, c, interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: 2}})
+			workers := 2
+			if c.Serial {
+				workers = 1
+			}
+			d, err := RunDifferential(ctx, c, interleave.Options{Server: interleave.ServerOptions{Use: server}, Search: interleave.SearchOptions{Workers: workers}})
 			if err != nil {
 				t.Fatal(err)
 			}

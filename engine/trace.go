@@ -156,6 +156,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 					prev.Immediate = union(prev.Immediate, f.Immediate)
 					prev.Serializable = prev.Serializable || f.Serializable
 					prev.Failed = prev.Failed || f.Failed
+					prev.OpenAcross = prev.OpenAcross || f.OpenAcross
 					if f.EndsTx {
 						// A Parse that failed ended its transaction block
 						// (case iso-parse-error-ends-block).
@@ -342,7 +343,10 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, q
 		if touches {
 			e.Reads = union(e.Reads, []string{horizonName})
 		}
-		if e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.Locks) > 0 || len(e.TxWrites) > 0 || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
+		// A transaction begun and ended within one unit (autocommit) is
+		// over before any other actor's unit runs: it moves no horizon
+		// another unit sees. A unit that waits runs beside others.
+		if e.OpenAcross && (e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.Locks) > 0 || len(e.TxWrites) > 0) || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
 			e.Immediate = union(e.Immediate, []string{horizonName})
 		}
 	}
@@ -1442,6 +1446,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	c.seen.add(stmts, u.SQLState != "")
 	c.snaps = nil
 	c.unit = u.Ref
+	openBefore := c.open || c.status != 'I'
 	f := footprint.Combine(stmts)
 	// A unit that is not classified may have taken a session advisory
 	// lock (SELECT id FROM jobs WHERE pg_try_advisory_lock(id), on a
@@ -1622,6 +1627,7 @@ func (c *connTx) event(u *sched.UnitRecord, stmts []footprint.Statement, forced 
 	if c.aborted && after != 'E' {
 		c.aborted = false // the block ended, and maybe another began
 	}
+	ev.OpenAcross = openBefore || c.open || after != 'I'
 	c.status = after
 	return ev
 }

@@ -107,6 +107,12 @@ type Event struct {
 	// advisory lock function call): two such units released at once
 	// behave as one of their two orders (queueDependentPairs).
 	Atomic bool
+	// OpenAcross: the unit's transaction was open before the unit or
+	// stays open after it. Only such a transaction can hold the xmin
+	// horizon back while another actor's unit runs; one begun and ended
+	// within the unit (autocommit) is over before the next unit starts
+	// (engine/trace.go, observePlacement).
+	OpenAcross bool
 	// Fault is the fault the unit was released with (faults.go): such an
 	// event is Global (it ends its session: its transaction rolls back,
 	// its locks go, its actor takes another path).
