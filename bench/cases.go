@@ -2,6 +2,26 @@ package bench
 
 import "github.com/jackc/pgx/v5/pgproto3"
 
+// rpToast: big's column is stored out of line; chunks reads its TOAST table.
+const rpToast = `CREATE TABLE big (id int PRIMARY KEY, t text); ALTER TABLE big ALTER COLUMN t SET STORAGE EXTERNAL;
+	DO $$ BEGIN EXECUTE format('CREATE VIEW chunks AS SELECT chunk_id, chunk_seq FROM %s', (SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'big')); END $$;`
+
+// rpCascade: moving p's key cascades to c, whose first row scanned decides
+// the error (row 1 fails its check, 23514; row 2 its generated NOT NULL, 23502).
+const rpCascade = `CREATE TABLE p (id int PRIMARY KEY);
+	CREATE TABLE c (id int PRIMARY KEY, p int REFERENCES p ON UPDATE CASCADE, v int NOT NULL, w int NOT NULL,
+		g int GENERATED ALWAYS AS (CASE WHEN w = 1 AND p > 100 THEN NULL ELSE 0 END) STORED NOT NULL, CHECK (p < 100 OR v > 0));
+	INSERT INTO p VALUES (1); INSERT INTO c VALUES (1, 1, -1, 0), (2, 1, 1, 1);`
+
+// rpToast2: two tables stored out of line, their TOAST tables read
+// through chunks1 and chunks2.
+const rpToast2 = `CREATE TABLE big1 (id int PRIMARY KEY, t text); ALTER TABLE big1 ALTER COLUMN t SET STORAGE EXTERNAL;
+	CREATE TABLE big2 (id int PRIMARY KEY, t text); ALTER TABLE big2 ALTER COLUMN t SET STORAGE EXTERNAL;
+	DO $$ BEGIN
+	EXECUTE format('CREATE VIEW chunks1 AS SELECT chunk_id FROM %s', (SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'big1'));
+	EXECUTE format('CREATE VIEW chunks2 AS SELECT chunk_id FROM %s', (SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'big2'));
+	END $$;`
+
 // pruneSetup: page 0 of t full but for 1,616 bytes (rows 1 to 6), row 7 alone
 // on page 1. One HOT update of row 1 leaves less than a tenth of the page
 // free, so the next access prunes it if no transaction holds the horizon.
@@ -1780,6 +1800,47 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "quiet-exists-catalog-created", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);", Actors: [][]Step{
 			{sk("CREATE TABLE w1 (id int)"), q("UPDATE t SET v = v + 1 WHERE id = 1")},
 			{q("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'w1')"), q("UPDATE t SET v = v * 2 WHERE id = 1")}}},
+		// Review P (the quiet uses of e0a6dd1).
+		{Name: "rp-toast-view-read", Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{q("SELECT count(*) FROM chunks")}}},
+		{Name: "rp-toast-oid-vs-create", Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), q("SELECT (SELECT min(chunk_id) FROM chunks) < 'w1'::regclass::oid")}}},
+		{Name: "rp-upsert-cascade-scan-order", Setup: rpCascade, Actors: [][]Step{
+			{q("UPDATE c SET v = v WHERE id = 1")},
+			{q("UPDATE c SET v = v WHERE id = 2"), keep("INSERT INTO p VALUES (1) ON CONFLICT (id) DO UPDATE SET id = 150")}}},
+		{Name: "rp-update-cascade-scan-order", Setup: rpCascade, Actors: [][]Step{
+			{q("UPDATE c SET v = v WHERE id = 1")},
+			{q("UPDATE c SET v = v WHERE id = 2"), keep("UPDATE p SET id = 150 WHERE id = 1")}}},
+		{Name: "rp-insert-select-numbers-scan", Setup: "CREATE TABLE r (id int PRIMARY KEY, v int NOT NULL); INSERT INTO r VALUES (1, 0), (2, 0); CREATE TABLE log (n serial PRIMARY KEY, x int);", Actors: [][]Step{
+			{q("UPDATE r SET v = 1 WHERE id = 1")},
+			{q("UPDATE r SET v = 1 WHERE id = 2"), q("INSERT INTO log (x) SELECT id FROM r")}}},
+		{Name: "rp-insert-cte-update-order", Setup: "CREATE TABLE r (id int PRIMARY KEY, v int NOT NULL); INSERT INTO r VALUES (1, 0), (2, 0); CREATE TABLE log (n serial PRIMARY KEY, x int);", Actors: [][]Step{
+			{q("UPDATE r SET v = 1 WHERE id = 1")},
+			{q("UPDATE r SET v = 1 WHERE id = 2"), q("WITH u AS (UPDATE r SET v = v + 10 WHERE v = 1 RETURNING id) INSERT INTO log (x) SELECT id FROM u")}}},
+		{Name: "rp-toast-keyed-update-read", Setup: rpToast + " INSERT INTO big VALUES (1, 'a');", Actors: [][]Step{
+			{q("UPDATE big SET t = repeat('y', 3000) WHERE id = 1")},
+			{q("SELECT chunk_seq FROM chunks")}}},
+		{Name: "rp-reader-behind-insert-error", Setup: "CREATE TABLE r (id int PRIMARY KEY, v int NOT NULL); INSERT INTO r VALUES (1, 0), (2, 0);", Actors: [][]Step{
+			{q("UPDATE r SET v = 1 WHERE id = 1")},
+			{q("UPDATE r SET v = 1 WHERE id = 2"), keep("INSERT INTO r VALUES (3, 0)")},
+			{q("INSERT INTO r VALUES (3, 0)"), q("SELECT string_agg(id::text, ',') FROM r")}}},
+		{Name: "rp-oid-counter-create-vs-toast", Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), q("SELECT (SELECT count(*) FROM chunks WHERE chunk_id < 'w1'::regclass::oid), (SELECT count(*) FROM big)")}}},
+		{Name: "rp-insert-serial-pg-sequences", Setup: "CREATE TABLE r (id serial PRIMARY KEY, v int NOT NULL);", Actors: [][]Step{
+			{q("INSERT INTO r (v) VALUES (0)")},
+			{q("SELECT last_value FROM pg_sequences WHERE sequencename = 'r_id_seq'")}}},
+		{Name: "rp-oid-counter-two-toasts", Setup: rpToast2, Actors: [][]Step{
+			{q("INSERT INTO big1 VALUES (1, repeat('x', 3000))")},
+			{q("INSERT INTO big2 VALUES (1, repeat('y', 3000))"), q("SELECT (SELECT count(*) FROM chunks1 a, chunks2 b WHERE a.chunk_id < b.chunk_id), (SELECT count(*) FROM big1), (SELECT count(*) FROM big2)")}}},
+		{Name: "rp-xid-order-two-inserts", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT (SELECT xmin::text::bigint FROM a) < (SELECT xmin::text::bigint FROM b)")}}},
+		{Name: "rp-xid-order-two-keyed-updates", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int); CREATE TABLE b (id int PRIMARY KEY, v int); INSERT INTO a VALUES (1, 0); INSERT INTO b VALUES (1, 0);", Actors: [][]Step{
+			{q("UPDATE a SET v = 1 WHERE id = 1")},
+			{q("UPDATE b SET v = 1 WHERE id = 1"), q("SELECT (SELECT xmin::text::bigint FROM a WHERE id = 1) < (SELECT xmin::text::bigint FROM b WHERE id = 1)")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

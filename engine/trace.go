@@ -89,6 +89,12 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	if ctx.Err() != nil {
 		return nil
 	}
+	// A statement that showed a transaction id or an oid showed the order
+	// of every writer that drew one, whatever they touched (review P):
+	// the attempt is not judged.
+	if seen.counter || invariantShowsCounter(ctx, cls, r.InvariantSQL) {
+		return nil
+	}
 	// A global statement may have run code that changed the schema (a
 	// user function or a trigger that runs DDL; differential case
 	// ddl-in-function-shadow): then statements were classified against
@@ -352,12 +358,31 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, q
 	}
 }
 
+// invariantShowsCounter reports an invariant statement that shows a
+// cluster-wide counter (footprint.Statement.Counter).
+func invariantShowsCounter(ctx context.Context, cls *footprint.Classifier, sqls []string) bool {
+	for _, sql := range sqls {
+		if sql == "" || footprint.HarmlessSession(sql) {
+			continue
+		}
+		for _, st := range cls.Classify(ctx, sql) {
+			if st.Counter != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // placementSeen collects, over an attempt's statements, the relations
 // they use whole in ways that cannot show the order the heap keeps rows
 // in (quiet: a read by a statement blind to row order, a write that only
 // inserts or creates) and those they use whole in any other way.
 type placementSeen struct {
 	quiet, other footprint.Set
+	// counter: a statement showed a cluster-wide counter
+	// (footprint.Statement.Counter).
+	counter bool
 }
 
 func (p *placementSeen) add(stmts []footprint.Statement, failed bool) {
@@ -369,6 +394,7 @@ func (p *placementSeen) add(stmts []footprint.Statement, failed bool) {
 	// rn-actor-blind-error-order). An INSERT or CREATE TABLE places rows
 	// and reads none of the relation's (Statement.Appends).
 	for _, st := range stmts {
+		p.counter = p.counter || st.Counter != ""
 		for i, set := range [][]string{st.Reads, st.Locks, st.Writes} {
 			for _, n := range set {
 				if rel, key := footprint.SplitName(n); key == "" && !strings.HasPrefix(n, "sequence ") {

@@ -30,3 +30,27 @@ func TestCannotRaise(t *testing.T) {
 		}
 	}
 }
+
+// TestCastShowsCounter: which casts in a plan may show an oid or a
+// transaction id an actor drew (Statement.Counter).
+func TestCastShowsCounter(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{`(d.classoid = '2613'::oid)`, false}, // a catalog's own oid
+		{`CASE WHEN (s.setdatabase = '0'::oid) THEN 1 END`, false},
+		{`(c.oid = '16412'::oid)`, true}, // a user object's oid
+		{`(a.atttypid = ANY ('{1184,1114}'::oid[]))`, false},
+		{`(a.atttypid = ANY ('{1184,16500}'::oid[]))`, true},
+		{`'w1'::regclass`, false},      // prints as the name
+		{`(c.relfilenode)::oid`, true}, // a cast of a column
+		{`(x.v)::text::xid`, true},
+		{`'5'::xid`, true},
+		{`(t.v = 3)`, false},
+	} {
+		if got := castShowsCounter(tc.expr); got != tc.want {
+			t.Errorf("castShowsCounter(%s) = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}

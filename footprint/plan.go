@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -45,6 +46,7 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 	if err := walkPlan(plan, reads, writes, locks, false, &exprs); err != nil {
 		return global(err.Error())
 	}
+	s.Counter = showsCounter(plan, reads, exprs)
 	// A sequence scanned as a relation (SELECT last_value FROM s) is the
 	// same object nextval writes: one name for both.
 	for _, set := range []Set{reads, locks} {
@@ -136,8 +138,11 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) Statement 
 		if systemColumn.MatchString(e) {
 			// xmax shows another transaction's row lock or uncommitted
 			// update, xmin and cmin the order transactions began (case
-			// names-xmax-row-lock).
-			return codeFree("reads a system column (xmin, xmax, cmin, cmax) that shows other transactions")
+			// names-xmax-row-lock), from the counter every writing
+			// transaction draws from (rp-xid-order-two-keyed-updates).
+			st := codeFree("reads a system column (xmin, xmax, cmin, cmax) that shows other transactions")
+			st.Counter = "transaction ids (a system column)"
+			return st
 		}
 		orig := e
 		e = stripCasts(e)
@@ -522,6 +527,137 @@ func walkPlan(node map[string]any, reads, writes, locks Set, locking bool, exprs
 		*exprs = append(*exprs, fn+"(")
 	}
 	return nil
+}
+
+// counterCall: functions whose value is drawn from, or shows, the
+// cluster's transaction id or oid counters.
+var counterCall = regexp.MustCompile(`(?i)\b(?:txid_[a-z_]+|pg_current_xact_id(?:_if_assigned)?|pg_current_snapshot|pg_snapshot_[a-z_]+|pg_xact_status|pg_xact_commit_timestamp|lo_creat|lo_create|lo_import|lo_from_bytea|pg_relation_filenode|pg_relation_filepath)\(`)
+
+// counterCast: a cast to a type of the counters' values, of a constant
+// (group 1) or of anything else.
+var counterCast = regexp.MustCompile(`('(?:[^']|'')*')?::(?:oid|xid8?|cid|tid|reg[a-z]+)\b`)
+
+// castShowsCounter reports a cast of counterCast that may show a value an
+// actor drew: a cast of anything but a constant, or a constant oid at or
+// past FirstNormalObjectId (16384; the catalogs' own are below it, and a
+// name cast to regclass prints as the name).
+func castShowsCounter(expr string) bool {
+	for _, m := range counterCast.FindAllStringSubmatch(expr, -1) {
+		if m[1] == "" {
+			return true
+		}
+		for _, n := range regexp.MustCompile(`[0-9]+`).FindAllString(m[1], -1) {
+			if v, err := strconv.ParseUint(n, 10, 64); err != nil || v >= 16384 {
+				return true
+			}
+		}
+		if strings.Contains(m[0], "::xid") || strings.Contains(m[0], "::cid") {
+			return true
+		}
+	}
+	return false
+}
+
+// counterColumn: a column of the catalogs whose value is an oid or a
+// transaction id an actor's write may have drawn, qualified as EXPLAIN
+// VERBOSE prints it (not a cast to oid).
+var counterColumn = regexp.MustCompile(`(?:^|[^A-Za-z0-9_$:])(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:oid|tableoid|relfilenode|reltoastrelid|reltype|chunk_id|typrelid|conrelid|indexrelid|attrelid|objoid|classoid|loid|relfrozenxid|datfrozenxid)\b`)
+
+// orderComparison reports an expression with a comparison that shows
+// which of two values is larger (< > <= >=).
+func orderComparison(expr string) bool {
+	stmts, _ := lex(expr)
+	for _, ts := range stmts {
+		for _, t := range ts {
+			if t.kind == tokPunct && (t.text == "<" || t.text == ">" || t.text == "<=" || t.text == ">=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// showsCounter reports what cluster-wide counter a statement's plan may
+// show (Statement.Counter): it reads a TOAST table (its chunk_id is an
+// oid), calls a function of counterCall, or shows a counter column or a
+// cast to an oid or id type in what it returns, in the order it sorts
+// by, or in an ordering comparison. A join of two oid columns by = shows
+// nothing (goose's EXISTS over pg_tables).
+func showsCounter(plan map[string]any, reads Set, exprs []string) string {
+	for r := range reads {
+		if strings.HasPrefix(r, "pg_toast.") {
+			return "oids (a TOAST table's chunk_id)"
+		}
+	}
+	for _, e := range exprs {
+		if counterCall.MatchString(e) {
+			return "transaction ids or oids (a function)"
+		}
+	}
+	shown := false
+	var walk func(n map[string]any, top bool)
+	walk = func(n map[string]any, top bool) {
+		rel, _ := n["Parent Relationship"].(string)
+		var texts []string
+		if top || rel == "InitPlan" || rel == "SubPlan" {
+			if outs, _ := n["Output"].([]any); len(outs) > 0 {
+				for _, o := range outs {
+					if s, _ := o.(string); s != "" {
+						texts = append(texts, s)
+					}
+				}
+			}
+		}
+		for _, key := range []string{"Sort Key", "Group Key", "Presorted Key"} {
+			if ks, _ := n[key].([]any); len(ks) > 0 {
+				for _, k := range ks {
+					if s, _ := k.(string); s != "" {
+						texts = append(texts, s)
+					}
+				}
+			}
+		}
+		for _, t := range texts {
+			if counterColumn.MatchString(t) || castShowsCounter(t) {
+				shown = true
+			}
+		}
+		for _, key := range []string{"Filter", "Join Filter", "Index Cond", "Recheck Cond", "Hash Cond", "Merge Cond", "One-Time Filter"} {
+			c, _ := n[key].(string)
+			if c == "" {
+				continue
+			}
+			if castShowsCounter(c) {
+				shown = true
+			}
+			parts := conjuncts(c)
+			if parts == nil {
+				parts = []string{c} // not split: judged whole
+			}
+			for _, part := range parts {
+				if orderComparison(part) && counterColumn.MatchString(part) {
+					shown = true
+				}
+			}
+		}
+		for _, v := range n {
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					if m, ok := e.(map[string]any); ok {
+						walk(m, false)
+					}
+				}
+			case map[string]any:
+				walk(x, false)
+			}
+		}
+	}
+	walk(plan, true)
+	if shown {
+		return "oids or transaction ids (a catalog column or a cast)"
+	}
+	return ""
 }
 
 // onlyInserts reports a plan with a modifying node, every one of which

@@ -138,6 +138,14 @@ type Statement struct {
 	// heap keeps them in (engine/trace.go, observePlacement); what it
 	// reads shows in Reads.
 	Appends bool
+	// Counter says what cluster-wide counter the statement may show
+	// (empty: none): transaction ids (xmin, xmax, txid_current), oids
+	// (a TOAST table's chunk_id, a created relation's oid, a large
+	// object's). Every writing transaction, TOAST write or CREATE draws
+	// from them, so the order of two writers that touch nothing in
+	// common shows (cases rp-xid-order-*, rp-oid-counter-*, review P).
+	// The engine does not judge an attempt with such a statement.
+	Counter string
 }
 
 // global is a statement every other depends on, which may run code that
