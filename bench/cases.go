@@ -1,6 +1,12 @@
 package bench
 
-import "github.com/jackc/pgx/v5/pgproto3"
+import (
+	"bytes"
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
 
 // rpToast: big's column is stored out of line; chunks reads its TOAST table.
 const rpToast = `CREATE TABLE big (id int PRIMARY KEY, t text); ALTER TABLE big ALTER COLUMN t SET STORAGE EXTERNAL;
@@ -21,6 +27,11 @@ const rpToast2 = `CREATE TABLE big1 (id int PRIMARY KEY, t text); ALTER TABLE bi
 	EXECUTE format('CREATE VIEW chunks1 AS SELECT chunk_id FROM %s', (SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'big1'));
 	EXECUTE format('CREATE VIEW chunks2 AS SELECT chunk_id FROM %s', (SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'big2'));
 	END $$;`
+
+// rqPlanSetup: t3 holds 5 rows in descending order, u3 4,000: the plan of
+// their join (and so its row order) follows t3's size in pages.
+const rqPlanSetup = `CREATE TABLE t3 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t3 SELECT g, 0 FROM generate_series(5, 1, -1) g;
+	CREATE TABLE u3 (id int PRIMARY KEY, w int); INSERT INTO u3 SELECT g, 0 FROM generate_series(1, 4000) g;`
 
 // pruneSetup: page 0 of t full but for 1,616 bytes (rows 1 to 6), row 7 alone
 // on page 1. One HOT update of row 1 leaves less than a tenth of the page
@@ -1841,6 +1852,80 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "rp-xid-order-two-keyed-updates", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int); CREATE TABLE b (id int PRIMARY KEY, v int); INSERT INTO a VALUES (1, 0); INSERT INTO b VALUES (1, 0);", Actors: [][]Step{
 			{q("UPDATE a SET v = 1 WHERE id = 1")},
 			{q("UPDATE b SET v = 1 WHERE id = 1"), q("SELECT (SELECT xmin::text::bigint FROM a WHERE id = 1) < (SELECT xmin::text::bigint FROM b WHERE id = 1)")}}},
+		// Review Q (OpenAcross, counters, the differential's reads).
+		{Name: "rq-rolled-back-unit-grows-plan", Setup: rqPlanSetup, Actors: [][]Step{
+			{simple("BEGIN; INSERT INTO t3 SELECT g, 0 FROM generate_series(100, 40000) g; ROLLBACK")},
+			{q("SELECT t3.id FROM t3 JOIN u3 ON t3.id = u3.id")}}},
+		{Name: "rq-failed-autocommit-grows-plan", Setup: rqPlanSetup, Actors: [][]Step{
+			{keep("INSERT INTO t3 SELECT g, 0 FROM generate_series(100, 40000) g UNION ALL SELECT 1, 0")},
+			{q("SELECT t3.id FROM t3 JOIN u3 ON t3.id = u3.id")}}},
+		{Name: "rq-oid-folded-regclass-diff", Serial: true, Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), keep("SELECT 'w2'::regclass::oid::int8 - 'w1'::regclass::oid::int8")}}},
+		{Name: "rq-xid-order-pg-locks", Serial: true, Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO a VALUES (1)"), q("COMMIT")},
+			{q("BEGIN"), q("INSERT INTO b VALUES (1)"), q("SELECT (SELECT transactionid::text::int8 FROM pg_locks WHERE locktype = 'transactionid' AND pid = pg_backend_pid()) > (SELECT max(transactionid::text::int8) FROM pg_locks WHERE locktype = 'transactionid' AND pid <> pg_backend_pid())"), q("COMMIT")}}},
+		{Name: "rq-oid-gap-join-filter", Serial: true, Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), q("SELECT count(*) FROM pg_class c1 JOIN pg_class c2 ON c2.oid::int8 = c1.oid::int8 + 3 WHERE c1.relname = 'w1' AND c2.relname = 'w2'")}}},
+		{Name: "rq-xid-order-sql-function", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE FUNCTION xa() RETURNS int8 LANGUAGE sql STABLE AS 'SELECT max(xmin::text::int8) FROM a'; CREATE FUNCTION xb() RETURNS int8 LANGUAGE sql STABLE AS 'SELECT max(xmin::text::int8) FROM b';", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT xa() < xb()")}}},
+		{Name: "rq-prune-horizon-suspended-portal", Serial: true, Setup: pruneSetup, Actors: [][]Step{
+			{q("BEGIN"), raw(false, &pgproto3.Parse{Query: "SELECT g FROM generate_series(1, 3) g"}, &pgproto3.Bind{DestinationPortal: "p"}, &pgproto3.Execute{Portal: "p", MaxRows: 1}), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "rq-prune-horizon-export-snapshot", Serial: true, Setup: pruneSetup, Actors: [][]Step{
+			{q("BEGIN"), q("SELECT pg_export_snapshot() IS NOT NULL"), q("COMMIT")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT id FROM t")}}},
+		{Name: "rq-xid-order-create-table-as", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), sk("CREATE TABLE o AS SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b) AS lt")}}},
+		{Name: "rq-xid-order-select-into", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), sk("SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b) AS lt INTO o")}}},
+		{Name: "rq-xid-order-copy-out", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					c, err := pgx.Connect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					_, err = c.Exec(ctx, "INSERT INTO a VALUES (1)")
+					return errCode(err), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					c, err := pgx.Connect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					_, err = c.Exec(ctx, "INSERT INTO b VALUES (1)")
+					var buf bytes.Buffer
+					_, cerr := c.PgConn().CopyTo(ctx, &buf, "COPY (SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b)) TO STDOUT")
+					return errCode(err) + " " + errCode(cerr) + " " + buf.String(), nil
+				}}},
+		{Name: "rq-oid-gap-whole-row-json", Serial: true, Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), q("SELECT (to_jsonb(c2) ->> 'oid')::int8 - (to_jsonb(c1) ->> 'oid')::int8 FROM pg_class c1, pg_class c2 WHERE c1.relname = 'w1' AND c2.relname = 'w2'")}}},
+		{Name: "rq-xid-order-pg-stat-activity", Serial: true, Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO a VALUES (1)"), q("COMMIT")},
+			{q("BEGIN"), q("INSERT INTO b VALUES (1)"), q("SELECT (SELECT backend_xid::text::int8 FROM pg_stat_activity WHERE pid = pg_backend_pid()) > (SELECT max(backend_xid::text::int8) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database())"), q("COMMIT")}}},
+		{Name: "rq-oid-param-regclass-diff", Serial: true, Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), {SQL: "SELECT $1::text::regclass::oid::int8 - $2::text::regclass::oid::int8", Args: []any{"w2", "w1"}, Keep: true}}}},
+		{Name: "rq-prune-horizon-advisory-wait", Serial: true, Setup: pruneSetup, Actors: [][]Step{
+			{q("SELECT pg_advisory_lock(1)"), q("UPDATE t SET v = v + 1 WHERE id = 1"), q("UPDATE t SET v = v + 1 WHERE id = 2"), q("SELECT pg_advisory_unlock(1)"), q("SELECT id FROM t")},
+			{q("SELECT pg_advisory_lock(1) IS NULL"), q("SELECT pg_advisory_unlock(1)")}}},
+		{Name: "rq-xid-order-execute-prepared", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), simple("PREPARE p AS SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b)"), q("EXECUTE p")}}},
+		{Name: "rq-xid-order-do-notice", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), simple("DO $$ BEGIN RAISE NOTICE '%', (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b); END $$")}}},
+		{Name: "rq-xid-order-explain-analyze", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE TABLE o (lt bool);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), sk("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) INSERT INTO o SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b)")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

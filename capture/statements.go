@@ -55,6 +55,9 @@ type Unit struct {
 	Binds, Executes int
 	// FunctionCall reports a FunctionCall message (it runs a function by oid).
 	FunctionCall bool
+	// Partial reports an Execute with a row limit, which may leave its
+	// portal suspended, holding its snapshot until the portal closes.
+	Partial bool
 }
 
 // Unit decodes the client bytes b of the connection's next unit (framed
@@ -106,6 +109,7 @@ func (st *Statements) UnitAfter(b []byte, failed bool) Unit {
 			u.Params = append(u.Params, m.Params)
 		case "Execute":
 			u.Executes++
+			u.Partial = u.Partial || m.Detail != ""
 			p := st.portals[*m.Portal]
 			u.Executed = append(u.Executed, p.sql)
 			u.ExecParams, u.ExecIntTypes = append(u.ExecParams, p.params), append(u.ExecIntTypes, p.intish)

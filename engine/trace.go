@@ -53,7 +53,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 			byConn[k] = capture.NewStatements()
 		}
 		for _, sql := range byConn[k].Unit(u.Bytes).Executed {
-			if footprint.ReadsOIDCounter(sql) {
+			if footprint.CounterText(sql) {
 				return nil
 			}
 			if sql != "" && footprint.ChangesSchema(sql) {
@@ -66,7 +66,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 		}
 	}
 	for _, sql := range r.InvariantSQL {
-		if footprint.ReadsOIDCounter(sql) {
+		if footprint.CounterText(sql) {
 			return nil
 		}
 	}
@@ -92,7 +92,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	// A statement that showed a transaction id or an oid showed the order
 	// of every writer that drew one, whatever they touched (review P):
 	// the attempt is not judged.
-	if seen.counter || invariantShowsCounter(ctx, cls, r.InvariantSQL) {
+	if seen.counter || cls.CounterCode(ctx) || invariantShowsCounter(ctx, cls, r.InvariantSQL) {
 		return nil
 	}
 	// A global statement may have run code that changed the schema (a
@@ -352,7 +352,11 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, q
 		// A transaction begun and ended within one unit (autocommit) is
 		// over before any other actor's unit runs: it moves no horizon
 		// another unit sees. A unit that waits runs beside others.
-		if e.OpenAcross && (e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.Locks) > 0 || len(e.TxWrites) > 0) || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
+		// A write that rolled back or failed still grew its relation,
+		// which changes how a whole read is planned, yet it is visible to
+		// no read (cases rq-rolled-back-unit-grows-plan,
+		// rq-failed-autocommit-grows-plan).
+		if (e.OpenAcross || e.Aborted || e.Failed) && (e.EndsTx || e.Snapshot || len(e.Writes) > 0 || len(e.Locks) > 0 || len(e.TxWrites) > 0) || e.Kind == search.WaitStart || e.Kind == search.WaitEnd {
 			e.Immediate = union(e.Immediate, []string{horizonName})
 		}
 	}
@@ -664,6 +668,23 @@ func onlyCreated(before, after, created []string) bool {
 			}
 		}
 	}
+	// An index's table, from its "rel" line (an index's columns have
+	// "col" lines of their own).
+	indexTable := map[string]string{}
+	for _, l := range append(append([]string{}, before...), after...) {
+		kind, rest, _ := strings.Cut(l, " ")
+		names, rest := schemaIdents(rest)
+		if kind != "rel" || len(names) != 2 {
+			continue
+		}
+		if relkind, def, _ := strings.Cut(strings.TrimPrefix(rest, " "), " "); relkind == "i" || relkind == "I" {
+			if _, on, ok := strings.Cut(def, " ON "); ok {
+				if table, _ := schemaIdents(strings.TrimPrefix(on, "ONLY ")); len(table) == 2 {
+					indexTable[names[0]+"."+names[1]] = table[1]
+				}
+			}
+		}
+	}
 	for l, n := range count {
 		if n == 0 {
 			continue
@@ -695,7 +716,9 @@ func onlyCreated(before, after, created []string) bool {
 			}
 			return false
 		case kind == "col" && len(names) == 3:
-			if !isCreated(names[1]) {
+			// A created table's column, or its index's (case study
+			// golang-migrate: the primary key's index column).
+			if !isCreated(names[1]) && !isCreated(indexTable[names[0]+"."+names[1]]) {
 				return false
 			}
 		case kind == "con" && len(names) == 2:
@@ -937,7 +960,14 @@ func (w *worker) unitFootprints(ctx context.Context, res *sched.Result, cls *foo
 				classify(sql)
 			}
 			forced := u.Copy != 0 || d.FunctionCall || !u.Completed
-			out[u.Ref] = c.event(u, stmts, forced, held[u])
+			ev := c.event(u, stmts, forced, held[u])
+			if d.Partial && ev.OpenAcross {
+				// A portal left suspended in an open block keeps its
+				// snapshot, and so holds the xmin horizon back, until it
+				// closes (case rq-prune-horizon-suspended-portal).
+				ev.Immediate = union(ev.Immediate, []string{horizonName})
+			}
+			out[u.Ref] = ev
 			snaps[u.Ref] = c.snaps
 			last, hasLast = u.Ref, true
 		}

@@ -286,6 +286,10 @@ func TestOnlyCreatedTablesMayChangeTheSchema(t *testing.T) {
 		{append(append([]string{}, before...), "rel side.reglog r ", "col side.reglog.id integer notnull=true default=<nil>"), []string{"reg"}, false},
 		{append(append([]string{}, before...), "col public.reg.v integer notnull=false default=<nil>"), []string{"re"}, false},
 		{append(append([]string{}, before...), "con public.reg_v_check CHECK ((id > 0))", "conrel public.reg_v_check public.reg"), []string{"widgets"}, false},
+		// A created table's index's column (golang-migrate's study),
+		// not another table's index's.
+		{append(append([]string{}, created...), "col public.widgets_pkey.id integer notnull=f default="), []string{"widgets"}, true},
+		{append(append([]string{}, before...), "rel public.reg_pkey i CREATE UNIQUE INDEX reg_pkey ON public.reg USING btree (id)", "col public.reg_pkey.id integer notnull=f default="), []string{"widgets"}, false},
 		// A created table's own constraint, sequence and quoted name.
 		{append(append([]string{}, before...), `rel public."my table" r `, `col public."my table".id integer notnull=true default=nextval('"my table_id_seq"'::regclass)`,
 			`rel public."my table_id_seq" S `, `con public."my table_pkey" PRIMARY KEY (id)`, `conrel public."my table_pkey" public."my table"`), []string{"my table"}, true},

@@ -27,6 +27,11 @@ type catalog struct {
 	// eventTriggers: the database has an enabled event trigger, which may
 	// run any code when a table is created.
 	eventTriggers bool
+	// counterCode: a user function whose source shows a cluster-wide
+	// counter (counterWord): called by a statement, a trigger or a
+	// default, it may show the order of writers that touch nothing in
+	// common (case rq-xid-order-sql-function).
+	counterCode bool
 	functions     map[string]function // by session and name
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
@@ -239,6 +244,9 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if err := c.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND prosrc ~* $1)`, counterWordsSQL).Scan(&cat.counterCode); err != nil {
+		return nil, err
+	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
 		return nil, err
 	}
@@ -293,4 +301,13 @@ func (cat *catalog) expand(s Set) {
 	for r := range s {
 		s.Add(cat.family[r]...)
 	}
+}
+
+// CounterCode reports a user function whose source shows a cluster-wide
+// counter (catalog.counterCode): the engine does not judge an attempt
+// on such a database, since a statement, a trigger or a default may call
+// it unseen (case rq-xid-order-sql-function).
+func (c *Classifier) CounterCode(ctx context.Context) bool {
+	cat, err := c.loadCatalog(ctx)
+	return err != nil || cat.counterCode
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -531,7 +532,11 @@ func walkPlan(node map[string]any, reads, writes, locks Set, locking bool, exprs
 
 // counterCall: functions whose value is drawn from, or shows, the
 // cluster's transaction id or oid counters.
-var counterCall = regexp.MustCompile(`(?i)\b(?:txid_[a-z_]+|pg_current_xact_id(?:_if_assigned)?|pg_current_snapshot|pg_snapshot_[a-z_]+|pg_xact_status|pg_xact_commit_timestamp|lo_creat|lo_create|lo_import|lo_from_bytea|pg_relation_filenode|pg_relation_filepath)\(`)
+var counterCall = regexp.MustCompile(`(?i)\b(?:txid_[a-z_]+|pg_current_xact_id(?:_if_assigned)?|pg_current_snapshot|pg_snapshot_[a-z_]+|pg_xact_status|pg_xact_commit_timestamp|lo_creat|lo_create|lo_import|lo_from_bytea|pg_relation_filenode|pg_relation_filepath|pg_lock_status|pg_stat_get_activity|pg_prepared_xact|pg_get_multixact_members)\(`)
+
+// wholeRow: a whole-row reference (c.*), which shows every column of a
+// catalog row, its oid included (case rq-oid-gap-whole-row-json).
+var wholeRow = regexp.MustCompile(`(?:[A-Za-z0-9_$]+|"[^"]+")\.\*`)
 
 // counterCast: a cast to a type of the counters' values, of a constant
 // (group 1) or of anything else.
@@ -589,9 +594,16 @@ func showsCounter(plan map[string]any, reads Set, exprs []string) string {
 			return "oids (a TOAST table's chunk_id)"
 		}
 	}
+	catalogs := false
+	for r := range reads {
+		catalogs = catalogs || strings.HasPrefix(r, "pg_catalog.")
+	}
 	for _, e := range exprs {
 		if counterCall.MatchString(e) {
 			return "transaction ids or oids (a function)"
+		}
+		if catalogs && wholeRow.MatchString(e) {
+			return "oids (a whole catalog row)"
 		}
 	}
 	shown := false
@@ -838,13 +850,76 @@ func (c *Classifier) functionExists(name string) bool {
 	return c.catalog.functions[c.session+name].exists
 }
 
-// ReadsOIDCounter reports SQL that calls pg_column_toast_chunk_id
-// (PostgreSQL 17): its oids come from the counter every toasted write of
-// any table draws from, so it shows the order of writes no rule calls
-// dependent (case ver-toast-chunk-order). The engine does not judge such
-// an attempt: the search explores every alternative from it.
-func ReadsOIDCounter(sql string) bool {
-	return strings.Contains(strings.ToLower(sql), "pg_column_toast_chunk_id")
+// counterWords are the names that show a value drawn from the cluster's
+// transaction id or oid counters, or their order: system columns, types
+// of such values, catalog columns and views that hold them, and the
+// functions that return them. Words that begin with counterPrefixes
+// count too.
+var counterWords = map[string]bool{
+	"xmin": true, "xmax": true, "cmin": true, "cmax": true, "oid": true, "tableoid": true,
+	"regclass": true, "regtype": true, "regproc": true, "regprocedure": true, "regoper": true, "regoperator": true,
+	"regrole": true, "regnamespace": true, "regconfig": true, "regdictionary": true, "regcollation": true,
+	"relfilenode": true, "reltoastrelid": true, "chunk_id": true, "pg_toast": true, "transactionid": true,
+	"backend_xid": true, "backend_xmin": true, "relfrozenxid": true, "relminmxid": true, "datfrozenxid": true, "datminmxid": true,
+	"pg_locks": true, "pg_lock_status": true, "pg_stat_activity": true, "pg_stat_get_activity": true,
+	"pg_prepared_xacts": true, "pg_prepared_xact": true, "pg_column_toast_chunk_id": true,
+	"pg_relation_filenode": true, "pg_relation_filepath": true, "pg_current_snapshot": true,
+	"lo_creat": true, "lo_create": true, "lo_import": true, "lo_from_bytea": true, "mxid_age": true, "pg_last_committed_xact": true,
+}
+
+var counterPrefixes = []string{"txid_", "pg_snapshot_", "pg_xact_", "pg_current_xact_id"}
+
+// counterTypes are type names that show a counter only where a value is
+// cast to them (a column may be called xid).
+var counterTypes = map[string]bool{"xid": true, "xid8": true, "cid": true}
+
+// counterWordsSQL is counterWords as a PostgreSQL regular expression, for
+// the sources of user functions (catalog.counterCode).
+var counterWordsSQL = func() string {
+	var ws []string
+	for w := range counterWords {
+		ws = append(ws, w)
+	}
+	sort.Strings(ws)
+	for _, p := range counterPrefixes {
+		ws = append(ws, p+"[a-z_]*")
+	}
+	return `\m(` + strings.Join(ws, "|") + `)\M|::\s*(xid8?|cid)\M`
+}()
+
+// CounterText reports SQL text that names a cluster-wide counter
+// (counterWords, a cast to xid or cid), whatever runs it: a query, the
+// query of COPY (...) TO or of EXPLAIN ANALYZE, a prepared statement's
+// text (cases rp-xid-order-*, rq-xid-order-*, rq-oid-*, ver-toast-chunk-
+// order). Its value, or the order of two such values, shows the order
+// of writers that touch nothing in common: the engine does not judge an
+// attempt that ran it. The planner folds 'w1'::regclass::oid into a
+// constant, so the text is read, not only the plan.
+func CounterText(sql string) bool {
+	stmts, ok := lex(sql)
+	if !ok {
+		return strings.Contains(strings.ToLower(sql), "xmin") // not lexed: judged by the plan
+	}
+	for _, ts := range stmts {
+		for i, t := range ts {
+			if t.kind != tokWord && t.kind != tokQuoted {
+				continue
+			}
+			w := strings.Trim(t.text, `"`)
+			if counterWords[w] {
+				return true
+			}
+			for _, p := range counterPrefixes {
+				if strings.HasPrefix(w, p) {
+					return true
+				}
+			}
+			if counterTypes[w] && i > 0 && (ts[i-1].text == ":" || ts[i-1].kind == tokWord && ts[i-1].text == "as") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // observesOthers reports a built-in function that PostgreSQL marks stable
