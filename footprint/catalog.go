@@ -32,7 +32,7 @@ type catalog struct {
 	// default, it may show the order of writers that touch nothing in
 	// common (case rq-xid-order-sql-function).
 	counterCode bool
-	functions     map[string]function // by session and name
+	functions   map[string]function // by session and name
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
 	// keys: tables whose rows a statement may name by key (rowkey.go),
