@@ -1926,6 +1926,17 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "rq-xid-order-explain-analyze", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE TABLE o (lt bool);", Actors: [][]Step{
 			{q("INSERT INTO a VALUES (1)")},
 			{q("INSERT INTO b VALUES (1)"), sk("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) INSERT INTO o SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b)")}}},
+		// A LIMIT over an aggregate without GROUP BY is blind to row
+		// order (golang-migrate's COUNT(1) ... LIMIT 1); a LIMIT over
+		// rows is not.
+		{Name: "quiet-count-limit-blind", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0), (2, 0);", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE id = 1")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 2")},
+			{q("SELECT count(1) FROM t WHERE v >= 0 LIMIT 1")}}},
+		{Name: "quiet-limit-rows-observes", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0), (2, 0);", Actors: [][]Step{
+			{q("UPDATE t SET v = v + 1 WHERE id = 1")},
+			{q("UPDATE t SET v = v + 1 WHERE id = 2")},
+			{q("SELECT id FROM t LIMIT 1")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

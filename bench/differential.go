@@ -374,9 +374,9 @@ func moreBehaviour(ctx context.Context, db *pgx.Conn) (string, error) {
 		// (footprint.Statement.Counter), and each aggregate is blind to
 		// row order, so that the invariant observes no catalog.
 		query{"comments ", `SELECT string_agg(format('%I.%I %s', n.nspname, c.relname, d.description), ',' ORDER BY format('%I.%I %s', n.nspname, c.relname, d.description))
-			FROM pg_description d JOIN pg_class c ON c.oid = d.objoid JOIN pg_namespace n ON n.oid = c.relnamespace
-			WHERE d.classoid = 'pg_class'::regclass AND ` + userSchemas},
-		query{"lo comments ", `SELECT string_agg(d.description, ',' ORDER BY d.description) FROM pg_description d WHERE d.classoid = 'pg_largeobject'::regclass`},
+			FROM pg_description d JOIN pg_class k ON k.oid = d.classoid JOIN pg_class c ON c.oid = d.objoid JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE k.relname = 'pg_class' AND ` + userSchemas},
+		query{"lo comments ", `SELECT string_agg(d.description, ',' ORDER BY d.description) FROM pg_description d JOIN pg_class k ON k.oid = d.classoid WHERE k.relname = 'pg_largeobject'`},
 		query{"settings ", `SELECT string_agg(format('%s/%s %s', CASE WHEN s.setdatabase = 0 THEN '' ELSE 'this' END, r.rolname, s.setconfig), ',' ORDER BY format('%s/%s %s', CASE WHEN s.setdatabase = 0 THEN '' ELSE 'this' END, r.rolname, s.setconfig))
 			FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase LEFT JOIN pg_roles r ON r.oid = s.setrole
 			WHERE s.setdatabase = 0 OR d.datname = current_database()`},

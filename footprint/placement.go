@@ -132,6 +132,16 @@ func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[st
 	if err != nil || planHasSystemColumn(plan) {
 		return false
 	}
+	// A LIMIT over an aggregate without GROUP BY keeps or drops its one
+	// row whatever order rows arrive in (golang-migrate's SELECT COUNT(1)
+	// FROM information_schema.tables ... LIMIT 1).
+	if plan["Node Type"] == "Limit" {
+		if ps, _ := plan["Plans"].([]any); len(ps) == 1 {
+			if child, _ := ps[0].(map[string]any); child != nil && child["Node Type"] == "Aggregate" && child["Strategy"] == "Plain" {
+				plan = child
+			}
+		}
+	}
 	switch {
 	case plan["Node Type"] == "Result" && plan["Relation Name"] == nil && plan["One-Time Filter"] == nil:
 		// SELECT (SELECT count(*) FROM orders), (SELECT stock FROM items

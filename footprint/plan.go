@@ -568,6 +568,10 @@ func castShowsCounter(expr string) bool {
 // VERBOSE prints it (not a cast to oid).
 var counterColumn = regexp.MustCompile(`(?:^|[^A-Za-z0-9_$:])(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:oid|tableoid|relfilenode|reltoastrelid|reltype|chunk_id|typrelid|conrelid|indexrelid|attrelid|objoid|classoid|loid|relfrozenxid|datfrozenxid)\b`)
 
+// plainEquality: a condition that compares two columns, or a column and
+// a constant, for equality and does nothing else.
+var plainEquality = regexp.MustCompile(`^\(?(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:[A-Za-z0-9_$]+|"[^"]+") = (?:(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:[A-Za-z0-9_$]+|"[^"]+")|'[0-9]+'::oid)\)?$`)
+
 // orderComparison reports an expression with a comparison that shows
 // which of two values is larger (< > <= >=).
 func orderComparison(expr string) bool {
@@ -647,7 +651,11 @@ func showsCounter(plan map[string]any, reads Set, exprs []string) string {
 				parts = []string{c} // not split: judged whole
 			}
 			for _, part := range parts {
-				if orderComparison(part) && counterColumn.MatchString(part) {
+				// A counter column only compared for equality with
+				// another column, or with a catalog's own oid, shows
+				// nothing; in any other expression (an order, a cast,
+				// arithmetic: case rq-oid-gap-join-filter) it may.
+				if counterColumn.MatchString(part) && !plainEquality.MatchString(part) {
 					shown = true
 				}
 			}
@@ -856,7 +864,7 @@ func (c *Classifier) functionExists(name string) bool {
 // functions that return them. Words that begin with counterPrefixes
 // count too.
 var counterWords = map[string]bool{
-	"xmin": true, "xmax": true, "cmin": true, "cmax": true, "oid": true, "tableoid": true,
+	"xmin": true, "xmax": true, "cmin": true, "cmax": true, "tableoid": true,
 	"regclass": true, "regtype": true, "regproc": true, "regprocedure": true, "regoper": true, "regoperator": true,
 	"regrole": true, "regnamespace": true, "regconfig": true, "regdictionary": true, "regcollation": true,
 	"relfilenode": true, "reltoastrelid": true, "chunk_id": true, "pg_toast": true, "transactionid": true,
@@ -870,8 +878,10 @@ var counterWords = map[string]bool{
 var counterPrefixes = []string{"txid_", "pg_snapshot_", "pg_xact_", "pg_current_xact_id"}
 
 // counterTypes are type names that show a counter only where a value is
-// cast to them (a column may be called xid).
-var counterTypes = map[string]bool{"xid": true, "xid8": true, "cid": true}
+// cast to them: a column may be called xid, and every catalog joins by
+// its oid column (n.oid = c.relnamespace), which the plan judges
+// (showsCounter).
+var counterTypes = map[string]bool{"oid": true, "xid": true, "xid8": true, "cid": true}
 
 // counterWordsSQL is counterWords as a PostgreSQL regular expression, for
 // the sources of user functions (catalog.counterCode).
@@ -884,7 +894,7 @@ var counterWordsSQL = func() string {
 	for _, p := range counterPrefixes {
 		ws = append(ws, p+"[a-z_]*")
 	}
-	return `\m(` + strings.Join(ws, "|") + `)\M|::\s*(xid8?|cid)\M`
+	return `\m(` + strings.Join(ws, "|") + `)\M|::\s*(oid|xid8?|cid)\M`
 }()
 
 // CounterText reports SQL text that names a cluster-wide counter
