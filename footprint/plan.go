@@ -660,24 +660,30 @@ func showsCounter(plan map[string]any, reads Set, exprs []string) string {
 				}
 			}
 		}
-		for _, v := range n {
-			switch x := v.(type) {
-			case []any:
-				for _, e := range x {
-					if m, ok := e.(map[string]any); ok {
-						walk(m, false)
-					}
-				}
-			case map[string]any:
-				walk(x, false)
-			}
-		}
+		eachChild(n, func(m map[string]any) { walk(m, false) })
 	}
 	walk(plan, true)
 	if shown {
 		return "oids or transaction ids (a catalog column or a cast)"
 	}
 	return ""
+}
+
+// eachChild calls f with every plan node directly under n (its Plans, and
+// any other node-valued field).
+func eachChild(n map[string]any, f func(map[string]any)) {
+	for _, v := range n {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				if m, ok := e.(map[string]any); ok {
+					f(m)
+				}
+			}
+		case map[string]any:
+			f(x)
+		}
+	}
 }
 
 // onlyInserts reports a plan with a modifying node, every one of which
@@ -690,18 +696,7 @@ func onlyInserts(plan map[string]any) bool {
 			seen = true
 			other = other || n["Operation"] != "Insert"
 		}
-		for _, v := range n {
-			switch x := v.(type) {
-			case []any:
-				for _, e := range x {
-					if m, ok := e.(map[string]any); ok {
-						walk(m)
-					}
-				}
-			case map[string]any:
-				walk(x)
-			}
-		}
+		eachChild(n, walk)
 	}
 	walk(plan)
 	return seen && !other
@@ -747,18 +742,7 @@ func locksExact(plan map[string]any, ts []token) bool {
 				exact = false // a second one, inside
 			}
 		}
-		for _, v := range n {
-			switch x := v.(type) {
-			case []any:
-				for _, e := range x {
-					if m, ok := e.(map[string]any); ok {
-						walk(m, false)
-					}
-				}
-			case map[string]any:
-				walk(x, false)
-			}
-		}
+		eachChild(n, func(m map[string]any) { walk(m, false) })
 	}
 	walk(root, true)
 	return exact
