@@ -1937,6 +1937,35 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			{q("UPDATE t SET v = v + 1 WHERE id = 1")},
 			{q("UPDATE t SET v = v + 1 WHERE id = 2")},
 			{q("SELECT id FROM t LIMIT 1")}}},
+		// Review R (cluster-wide state).
+		{Name: "rr-xid-order-query-to-xml", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT query_to_xml('SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b) AS lt', false, false, '')::text")}}},
+		{Name: "rr-xid-order-do-insert", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE TABLE o (lt bool);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), sk("DO $$ BEGIN INSERT INTO o SELECT (SELECT xmin::text::int8 FROM a) < (SELECT xmin::text::int8 FROM b); END $$")}}},
+		{Name: "rr-xid-order-query-to-xml-format", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT query_to_xml(format('SELECT (SELECT %smin::text::int8 FROM a) < (SELECT %smin::text::int8 FROM b) AS lt', 'x', 'x'), false, false, '')::text")}}},
+		{Name: "rr-xid-order-plpgsql-execute-format", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE FUNCTION f() RETURNS bool LANGUAGE plpgsql AS $$ DECLARE r bool; BEGIN EXECUTE format('SELECT (SELECT %smin::text::int8 FROM a) < (SELECT %smin::text::int8 FROM b)', 'x', 'x') INTO r; RETURN r; END $$;", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT f()")}}},
+		{Name: "rr-xid-order-pageinspect", Setup: "CREATE EXTENSION pageinspect; CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT (SELECT t_xmin::text::int8 FROM heap_page_items(get_raw_page('a', 0))) < (SELECT t_xmin::text::int8 FROM heap_page_items(get_raw_page('b', 0)))")}}},
+		{Name: "rr-lsn-order-page-header", Setup: "CREATE EXTENSION pageinspect; CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT (page_header(get_raw_page('a', 0))).lsn < (page_header(get_raw_page('b', 0))).lsn")}}},
+		{Name: "rr-activity-start-order", Serial: true, Actors: [][]Step{
+			{q("SELECT 1"), q("SELECT 'rr-a' AS who")},
+			{q("SELECT 1"), q("SELECT 'rr-b' AS who")},
+			{q("SELECT string_agg(pg_stat_get_backend_activity(i), ',' ORDER BY pg_stat_get_backend_activity_start(i)) FROM pg_stat_get_backend_idset() i WHERE pg_stat_get_backend_activity(i) LIKE 'SELECT ' || chr(39) || 'rr-%'")}}},
+		{Name: "rr-xid-order-view", Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE VIEW va AS SELECT xmin::text::int8 AS v FROM a; CREATE VIEW vb AS SELECT xmin::text::int8 AS v FROM b;", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT (SELECT v FROM va) < (SELECT v FROM vb)")}}},
+		{Name: "rr-oid-folded-regclass-unicode-escape", Serial: true, Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), keep(`SELECT 'w2'::U&"\0072egclass"::U&"\006Fid"::int8 - 'w1'::U&"\0072egclass"::U&"\006Fid"::int8`)}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

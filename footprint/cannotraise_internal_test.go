@@ -54,3 +54,32 @@ func TestCastShowsCounter(t *testing.T) {
 		}
 	}
 }
+
+// TestCounterText: the text of a statement that names a counter, and of
+// statements that do not (the differential's own catalog joins, goose's).
+func TestCounterText(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT xmin FROM a", true},
+		{"SELECT 'w2'::regclass::oid::int8 - 'w1'::regclass::oid::int8", true},
+		{"SELECT x::oid FROM t", true},
+		{"SELECT CAST(x AS xid) FROM t", true},
+		{"SELECT * FROM pg_locks", true},
+		{"SELECT pg_stat_get_backend_activity_start(1)", true},
+		{"SELECT query_to_xml(format('SELECT %smin FROM a', 'x'), false, false, '')", true},
+		{"SELECT * FROM heap_page_items(get_raw_page('a', 0))", true},
+		{"SELECT bt_page_items('i', 1)", true},
+		{`SELECT 1::U&"\006Fid"`, true},
+		{"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace", false},
+		{"SELECT EXISTS ( SELECT 1 FROM pg_tables WHERE tablename = 'goose_db_version' )", false},
+		{"SELECT id FROM bt_orders", false},
+		{"SELECT xid FROM events", false},
+		{"SELECT 'xmin is a word in a string'", false},
+	} {
+		if got := CounterText(tc.sql); got != tc.want {
+			t.Errorf("CounterText(%q) = %v, want %v", tc.sql, got, tc.want)
+		}
+	}
+}

@@ -244,7 +244,7 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := c.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND prosrc ~* $1)`, counterWordsSQL).Scan(&cat.counterCode); err != nil {
+	if err := c.conn.QueryRow(ctx, counterCodeSQL, counterWordsSQL).Scan(&cat.counterCode); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
@@ -304,10 +304,20 @@ func (cat *catalog) expand(s Set) {
 }
 
 // CounterCode reports a user function whose source shows a cluster-wide
-// counter (catalog.counterCode): the engine does not judge an attempt
-// on such a database, since a statement, a trigger or a default may call
-// it unseen (case rq-xid-order-sql-function).
+// counter (counterWordsSQL): the engine does not judge an attempt on such
+// a database, since a statement, a trigger or a default may call it
+// unseen (case rq-xid-order-sql-function). One query, not the whole
+// catalog: the engine asks it of every attempt.
 func (c *Classifier) CounterCode(ctx context.Context) bool {
-	cat, err := c.loadCatalog(ctx)
-	return err != nil || cat.counterCode
+	if c.catalog != nil {
+		return c.catalog.counterCode
+	}
+	var found bool
+	if err := c.conn.QueryRow(ctx, counterCodeSQL, counterWordsSQL).Scan(&found); err != nil {
+		return true
+	}
+	return found
 }
+
+// counterCodeSQL finds a user function whose source matches $1.
+const counterCodeSQL = `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND prosrc ~* $1)`

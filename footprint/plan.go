@@ -857,9 +857,27 @@ var counterWords = map[string]bool{
 	"pg_prepared_xacts": true, "pg_prepared_xact": true, "pg_column_toast_chunk_id": true,
 	"pg_relation_filenode": true, "pg_relation_filepath": true, "pg_current_snapshot": true,
 	"lo_creat": true, "lo_create": true, "lo_import": true, "lo_from_bytea": true, "mxid_age": true, "pg_last_committed_xact": true,
+	// WAL positions, which every writer advances (case rr-lsn-order-page-
+	// header), and the extensions that read pages, row locks or WAL
+	// (pageinspect, pgrowlocks, pg_walinspect, pg_buffercache,
+	// pg_visibility, pgstattuple: rr-xid-order-pageinspect).
+	"pg_current_wal_lsn": true, "pg_current_wal_insert_lsn": true, "pg_current_wal_flush_lsn": true, "pg_walfile_name": true,
+	"pg_walfile_name_offset": true, "get_raw_page": true, "heap_page_items": true, "heap_page_item_attrs": true, "page_header": true,
+	"heap_tuple_infomask_flags": true, "pgrowlocks": true, "pg_buffercache_pages": true, "pg_visibility": true, "pg_visibility_map": true,
+	"pgstattuple": true, "pgstattuple_approx": true, "pgstatindex": true,
+	// Other sessions' state: who blocks whom, backends' activity and its
+	// times (case rr-activity-start-order).
+	"pg_blocking_pids": true, "pg_safe_snapshot_blocking_pids": true, "pg_isolation_test_session_is_blocked": true,
+	// SQL given as a string, run where no rule reads it (cases
+	// rr-xid-order-query-to-xml-format).
+	"query_to_xml": true, "query_to_xmlschema": true, "query_to_xml_and_xmlschema": true, "cursor_to_xml": true, "cursor_to_xmlschema": true,
 }
 
-var counterPrefixes = []string{"txid_", "pg_snapshot_", "pg_xact_", "pg_current_xact_id"}
+var counterPrefixes = []string{"txid_", "pg_snapshot_", "pg_xact_", "pg_current_xact_id", "pg_stat_", "pg_get_wal_"}
+
+// counterCallPrefixes count only as a call (a table may be called
+// bt_orders): pageinspect's index functions, dblink.
+var counterCallPrefixes = []string{"bt_", "brin_", "gin_", "hash_page_", "dblink"}
 
 // counterTypes are type names that show a counter only where a value is
 // cast to them: a column may be called xid, and every catalog joins by
@@ -875,10 +893,12 @@ var counterWordsSQL = func() string {
 		ws = append(ws, w)
 	}
 	sort.Strings(ws)
-	for _, p := range counterPrefixes {
+	for _, p := range append(append([]string{}, counterPrefixes...), counterCallPrefixes...) {
 		ws = append(ws, p+"[a-z_]*")
 	}
-	return `\m(` + strings.Join(ws, "|") + `)\M|::\s*(oid|xid8?|cid)\M`
+	// A procedural function that runs a string as SQL (EXECUTE) may
+	// build any of them (case rr-xid-order-plpgsql-execute-format).
+	return `\m(` + strings.Join(ws, "|") + `|execute)\M|::\s*(oid|xid8?|cid)\M`
 }()
 
 // CounterText reports SQL text that names a cluster-wide counter
@@ -890,6 +910,11 @@ var counterWordsSQL = func() string {
 // attempt that ran it. The planner folds 'w1'::regclass::oid into a
 // constant, so the text is read, not only the plan.
 func CounterText(sql string) bool {
+	if strings.Contains(sql, `U&"`) || strings.Contains(sql, `u&"`) {
+		// An identifier in Unicode escapes may spell any word
+		// (case rr-oid-folded-regclass-unicode-escape).
+		return true
+	}
 	stmts, ok := lex(sql)
 	if !ok {
 		return strings.Contains(strings.ToLower(sql), "xmin") // not lexed: judged by the plan
@@ -906,6 +931,13 @@ func CounterText(sql string) bool {
 			for _, p := range counterPrefixes {
 				if strings.HasPrefix(w, p) {
 					return true
+				}
+			}
+			if i+1 < len(ts) && ts[i+1].text == "(" {
+				for _, p := range counterCallPrefixes {
+					if strings.HasPrefix(w, p) {
+						return true
+					}
 				}
 			}
 			if counterTypes[w] && i > 0 && (ts[i-1].text == ":" || ts[i-1].kind == tokWord && ts[i-1].text == "as") {
