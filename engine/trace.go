@@ -311,8 +311,9 @@ func observePlacement(tr *search.Trace, invariant []string, invariantAll bool, q
 			e.Writes = union(e.Writes, add)
 		}
 	}
-	// The horizon is followed for the relations a statement was seen to
-	// read whole, not where only a global statement or an unseen
+	// The horizon is followed for the relations observed above (used
+	// whole in a way that can show row order), not where only a global
+	// statement or an unseen
 	// invariant might read them ("all"): every write of the attempt
 	// would then be ordered against every statement (goose's case study
 	// went from 10 attempts to more than 500). Such a statement still

@@ -542,6 +542,8 @@ var wholeRow = regexp.MustCompile(`(?:[A-Za-z0-9_$]+|"[^"]+")\.\*`)
 // (group 1) or of anything else.
 var counterCast = regexp.MustCompile(`('(?:[^']|'')*')?::(?:oid|xid8?|cid|tid|reg[a-z]+)\b`)
 
+var digits = regexp.MustCompile(`[0-9]+`)
+
 // castShowsCounter reports a cast of counterCast that may show a value an
 // actor drew: a cast of anything but a constant, or a constant oid at or
 // past FirstNormalObjectId (16384; the catalogs' own are below it, and a
@@ -551,7 +553,7 @@ func castShowsCounter(expr string) bool {
 		if m[1] == "" {
 			return true
 		}
-		for _, n := range regexp.MustCompile(`[0-9]+`).FindAllString(m[1], -1) {
+		for _, n := range digits.FindAllString(m[1], -1) {
 			if v, err := strconv.ParseUint(n, 10, 64); err != nil || v >= 16384 {
 				return true
 			}
@@ -589,8 +591,9 @@ func orderComparison(expr string) bool {
 // showsCounter reports what cluster-wide counter a statement's plan may
 // show (Statement.Counter): it reads a TOAST table (its chunk_id is an
 // oid), calls a function of counterCall, or shows a counter column or a
-// cast to an oid or id type in what it returns, in the order it sorts
-// by, or in an ordering comparison. A join of two oid columns by = shows
+// cast to an oid or id type in what it returns or in the order it sorts
+// by, or a counter column in any condition but a plain equality (an
+// order, a cast, arithmetic). A join of two oid columns by = shows
 // nothing (goose's EXISTS over pg_tables).
 func showsCounter(plan map[string]any, reads Set, exprs []string) string {
 	for r := range reads {
