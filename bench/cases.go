@@ -1966,6 +1966,17 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "rr-oid-folded-regclass-unicode-escape", Serial: true, Setup: rpToast, Actors: [][]Step{
 			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
 			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), keep(`SELECT 'w2'::U&"\0072egclass"::U&"\006Fid"::int8 - 'w1'::U&"\0072egclass"::U&"\006Fid"::int8`)}}},
+		// An oid given to a privilege or visibility function names its
+		// object (golang-migrate's information_schema.tables check); a
+		// user function of such a name leaves the attempt unjudged.
+		{Name: "quiet-identity-privilege", Setup: "CREATE TABLE k (id int PRIMARY KEY);", Actors: [][]Step{
+			{q("CREATE TABLE w1 (id int)")},
+			{q("CREATE TABLE w2 (id int)")},
+			{q("SELECT count(*) FROM pg_class c WHERE c.relname IN ('w1', 'w2') AND has_table_privilege(c.oid, 'SELECT') AND pg_table_is_visible(c.oid)")}}},
+		{Name: "quiet-identity-shadowed", Setup: "CREATE FUNCTION public.has_table_privilege(o oid, p text) RETURNS boolean LANGUAGE sql AS $$ SELECT o::text::int8 = (SELECT max(c2.oid::text::int8) FROM pg_class c2 WHERE c2.relname IN ('w1', 'w2')) $$;", Actors: [][]Step{
+			{q("CREATE TABLE w1 (id int)")},
+			{q("CREATE TABLE w2 (id int)")},
+			{q("SET search_path = public, pg_catalog"), q("SELECT c.relname FROM pg_class c WHERE c.relname IN ('w1', 'w2') AND has_table_privilege(c.oid, 'SELECT')")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

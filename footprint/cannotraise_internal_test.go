@@ -83,3 +83,29 @@ func TestCounterText(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityLookupsShowNoCounter: an oid passed to a privilege or
+// visibility function names its object, as in an equality; the same oid
+// compared, cast or computed with still shows the counter
+// (golang-migrate's information_schema.tables check was left unjudged).
+func TestIdentityLookupsShowNoCounter(t *testing.T) {
+	for _, tc := range []struct {
+		filter string
+		want   bool
+	}{
+		{`((c.relkind = ANY ('{r,v,f,p}'::"char"[])) AND (pg_has_role(c.relowner, 'USAGE'::text) OR has_table_privilege(c.oid, 'SELECT'::text) OR has_any_column_privilege(c.oid, 'SELECT'::text)))`, false},
+		{`((NOT pg_is_other_temp_schema(nc.oid)) AND (nc.nspname = $0))`, false},
+		{`pg_table_is_visible(c.oid)`, false},
+		{`(has_table_privilege(c.oid, 'SELECT'::text) AND (c.oid > '16384'::oid))`, true},
+		{`has_table_privilege((c.oid + 1), 'SELECT'::text)`, true},
+		{`has_table_privilege(c.oid, 'SELECT'::text) OR (c.oid < t.oid)`, true},
+		{`my_lookup(c.oid)`, true},
+		{`xhas_table_privilege(c.oid, 'SELECT'::text)`, true},
+	} {
+		plan := map[string]any{"Node Type": "Seq Scan", "Filter": tc.filter}
+		got := showsCounter(plan, Set{"pg_catalog.pg_class": true}, nil) != ""
+		if got != tc.want {
+			t.Errorf("showsCounter(Filter %s) = %v, want %v", tc.filter, got, tc.want)
+		}
+	}
+}

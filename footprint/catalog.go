@@ -244,7 +244,7 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := c.conn.QueryRow(ctx, counterCodeSQL, counterWordsSQL).Scan(&cat.counterCode); err != nil {
+	if err := c.conn.QueryRow(ctx, counterCodeSQL, counterWordsSQL, identityLookups).Scan(&cat.counterCode); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
@@ -313,11 +313,13 @@ func (c *Classifier) CounterCode(ctx context.Context) bool {
 		return c.catalog.counterCode
 	}
 	var found bool
-	if err := c.conn.QueryRow(ctx, counterCodeSQL, counterWordsSQL).Scan(&found); err != nil {
+	if err := c.conn.QueryRow(ctx, counterCodeSQL, counterWordsSQL, identityLookups).Scan(&found); err != nil {
 		return true
 	}
 	return found
 }
 
-// counterCodeSQL finds a user function whose source matches $1.
-const counterCodeSQL = `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND prosrc ~* $1)`
+// counterCodeSQL finds a user function whose source matches $1, or whose
+// name is one of identityLookups ($2): a user function of that
+// name could print as PostgreSQL's own in a plan.
+const counterCodeSQL = `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND (prosrc ~* $1 OR proname = ANY ($2::text[])))`
