@@ -1977,6 +1977,15 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			{q("CREATE TABLE w1 (id int)")},
 			{q("CREATE TABLE w2 (id int)")},
 			{q("SET search_path = public, pg_catalog"), q("SELECT c.relname FROM pg_class c WHERE c.relname IN ('w1', 'w2') AND has_table_privilege(c.oid, 'SELECT')")}}},
+		// TRUNCATE runs no code of the user's but a trigger ON TRUNCATE's
+		// (or a foreign table's wrapper): after it the session's state is
+		// known, unless such a trigger exists and may have changed it.
+		{Name: "other-truncate-session-known", Setup: "CREATE SCHEMA s1; CREATE TABLE s1.t (id int); CREATE TABLE s1.k (id int); CREATE TABLE public.t (id int);", Actors: [][]Step{
+			{q("SET search_path = s1"), q("TRUNCATE k"), q("INSERT INTO t VALUES (1)")},
+			{q("SELECT count(*) FROM s1.t"), q("SELECT count(*) FROM public.t")}}},
+		{Name: "other-truncate-trigger-sets-path", Setup: "CREATE SCHEMA s1; CREATE SCHEMA s2; CREATE TABLE s1.t (id int); CREATE TABLE s2.t (id int); CREATE TABLE s1.k (id int); CREATE FUNCTION sw() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM set_config('search_path', 's2', false); RETURN NULL; END $$; CREATE TRIGGER tr AFTER TRUNCATE ON s1.k FOR EACH STATEMENT EXECUTE FUNCTION sw();", Actors: [][]Step{
+			{q("SET search_path = s1"), q("TRUNCATE k"), q("INSERT INTO t VALUES (1)")},
+			{q("SELECT count(*) FROM s2.t")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

@@ -32,7 +32,10 @@ type catalog struct {
 	// default, it may show the order of writers that touch nothing in
 	// common (case rq-xid-order-sql-function).
 	counterCode bool
-	functions   map[string]function // by session and name
+	// truncateCode: the database has a user trigger ON TRUNCATE or a
+	// foreign table (whose TRUNCATE runs its wrapper's code).
+	truncateCode bool
+	functions    map[string]function // by session and name
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
 	// keys: tables whose rows a statement may name by key (rowkey.go),
@@ -248,6 +251,10 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
+		return nil, err
+	}
+	if err := c.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND (tgtype & 32) <> 0)
+		OR EXISTS (SELECT 1 FROM pg_class WHERE relkind = 'f')`).Scan(&cat.truncateCode); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, `SELECT CASE

@@ -298,6 +298,15 @@ func (c *Classifier) statement(ctx context.Context, ts []token, whole string, si
 		if name, ok := createdTable(ts); ok && !noPlan {
 			return c.createTable(ctx, ts, name)
 		}
+	case "truncate":
+		// Global: it empties tables at once under an ACCESS EXCLUSIVE
+		// lock and is not MVCC-safe. But it runs no code of the user's
+		// unless a trigger ON TRUNCATE or a foreign table's wrapper does,
+		// so the session's state after it is still known (golang-migrate
+		// truncates its version table in every SetVersion).
+		if cat, err := c.loadCatalog(ctx); err == nil && !cat.truncateCode {
+			return codeFree("TRUNCATE is not classified")
+		}
 	case "do", "call":
 		st := global(strings.ToUpper(w[0]) + " runs code that is not analysed")
 		st.Opaque = true
