@@ -36,6 +36,14 @@ const rqPlanSetup = `CREATE TABLE t3 (id int PRIMARY KEY, v int NOT NULL); INSER
 // pruneSetup: page 0 of t full but for 1,616 bytes (rows 1 to 6), row 7 alone
 // on page 1. One HOT update of row 1 leaves less than a tenth of the page
 // free, so the next access prunes it if no transaction holds the horizon.
+// rsLoopback (review S) is a postgres_fdw server over a second connection
+// to the same database, as the throwaway server is reached.
+const rsLoopback = `CREATE EXTENSION postgres_fdw;
+		DO $$ BEGIN EXECUTE format('CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host %L, port %L, dbname %L)',
+			split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'), current_database()); END $$;
+		CREATE USER MAPPING FOR CURRENT_USER SERVER loop;
+		`
+
 const pruneSetup = `CREATE TABLE other (x int); CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL, pad text);
 	INSERT INTO t SELECT g, 0, repeat('x', 1050) FROM generate_series(1, 6) g; INSERT INTO t VALUES (7, 0, repeat('y', 1700));`
 
@@ -1986,6 +1994,59 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "other-truncate-trigger-sets-path", Setup: "CREATE SCHEMA s1; CREATE SCHEMA s2; CREATE TABLE s1.t (id int); CREATE TABLE s2.t (id int); CREATE TABLE s1.k (id int); CREATE FUNCTION sw() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM set_config('search_path', 's2', false); RETURN NULL; END $$; CREATE TRIGGER tr AFTER TRUNCATE ON s1.k FOR EACH STATEMENT EXECUTE FUNCTION sw();", Actors: [][]Step{
 			{q("SET search_path = s1"), q("TRUNCATE k"), q("INSERT INTO t VALUES (1)")},
 			{q("SELECT count(*) FROM s2.t")}}},
+		// Review S: extension functions, other sessions' work, plans.
+		{Name: "rs-tablesample-sum-blind", Setup: accts, Actors: [][]Step{
+			{q("UPDATE acct SET bal = 11 WHERE id = 1"), q("SELECT sum(id) FROM acct TABLESAMPLE BERNOULLI (50) REPEATABLE (1)")},
+			{q("UPDATE acct SET bal = 12 WHERE id = 2")}}},
+		{Name: "rs-plan-by-rolled-back-size-error", Setup: "CREATE TABLE t (id int PRIMARY KEY, k int NOT NULL, r text NOT NULL); CREATE INDEX ON t (k); INSERT INTO t VALUES (1, 1, 'a'), (2, 2, '('), (3, 3, 'a'); ANALYZE t;", Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO t SELECT g, g, 'a' FROM generate_series(10, 2000) g"), q("ROLLBACK")},
+			{q("SELECT 1"), keep("SELECT count(*) FROM t WHERE 'a' ~ r AND k = 1")}}},
+		{Name: "rs-keyed-read-filter-error-other-row", Setup: "CREATE TABLE t2 (id int PRIMARY KEY, r text NOT NULL); INSERT INTO t2 VALUES (1, 'a'), (2, 'a'), (3, 'a'); ANALYZE t2;", Actors: [][]Step{
+			{q("UPDATE t2 SET r = '(' WHERE id = 2")},
+			{keep("SELECT r FROM t2 WHERE 'a' ~ r AND id = 1")}}},
+		{Name: "rs-total-order-index-plan-set-off", Serial: true, Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; ANALYZE t4;", Actors: [][]Step{
+			{q("UPDATE t4 SET v = 1 WHERE id = 1")},
+			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off"), q("UPDATE t4 SET v = 2 WHERE id = 2"), q("SELECT id, v FROM t4 WHERE id BETWEEN 1 AND 3")}}},
+		{Name: "rs-total-order-plan-after-analyze-in-function", Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; CREATE FUNCTION stats() RETURNS void LANGUAGE plpgsql AS $$ BEGIN ANALYZE t4; END $$;", Actors: [][]Step{
+			{q("UPDATE t4 SET v = 1 WHERE id = 1"), q("SELECT stats()")},
+			{q("UPDATE t4 SET v = 2 WHERE id = 2"), q("SELECT id, v FROM t4 WHERE id BETWEEN 1 AND 3")}}},
+		{Name: "rs-total-order-generic-plan-params", Serial: true, Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; ANALYZE t4;", Actors: [][]Step{
+			{q("UPDATE t4 SET v = 1 WHERE id = 1")},
+			{q("UPDATE t4 SET v = 2 WHERE id = 2"), {SQL: "SELECT id, v FROM t4 WHERE id BETWEEN $1 AND $2 AND v > 0", Args: []any{1, 1000}}}}},
+		{Name: "rs-total-order-invariant-set-off", Serial: true, Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; ANALYZE t4;",
+			Observe: []string{"SET enable_indexscan = off", "SET enable_bitmapscan = off", "SET enable_indexonlyscan = off", "SELECT id FROM t4 WHERE id BETWEEN 1 AND 2"}, Actors: [][]Step{
+				{q("UPDATE t4 SET v = 1 WHERE id = 1")},
+				{q("UPDATE t4 SET v = 2 WHERE id = 2")}}},
+		{Name: "rs-xid-order-ts-stat-query", Setup: "CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE TABLE qs (q text); INSERT INTO qs VALUES ($$SELECT to_tsvector(CASE WHEN NOT EXISTS (SELECT 1 FROM a) THEN 'aempty' WHEN (SELECT xmin FROM a)::text::bigint < (SELECT xmin FROM b)::text::bigint THEN 'afirst' ELSE 'bfirst' END)$$);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT (ts_stat(q)).word FROM qs")}}},
+		{Name: "rs-xid-order-crosstab-query", Setup: "CREATE EXTENSION tablefunc; CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE TABLE qs (q text); INSERT INTO qs VALUES ($$SELECT 'r'::text, 'c'::text, CASE WHEN NOT EXISTS (SELECT 1 FROM a) THEN 'aempty' WHEN (SELECT xmin FROM a)::text::bigint < (SELECT xmin FROM b)::text::bigint THEN 'afirst' ELSE 'bfirst' END$$);", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT ct.c FROM qs, crosstab(qs.q) AS ct(r text, c text)")}}},
+		{Name: "rs-xid-order-postgres-fdw-view", Setup: rsLoopback + "CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE VIEW av AS SELECT xmin::text::bigint AS x FROM a; CREATE VIEW bv AS SELECT xmin::text::bigint AS x FROM b; CREATE FOREIGN TABLE fa (x bigint) SERVER loop OPTIONS (table_name 'av'); CREATE FOREIGN TABLE fb (x bigint) SERVER loop OPTIONS (table_name 'bv');", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT coalesce(((SELECT x FROM fa) < (SELECT x FROM fb))::text, 'aempty')")}}},
+		{Name: "rs-prepare-time-clock", Setup: "CREATE SCHEMA x; CREATE TABLE x.t (ts timestamptz);", Actors: [][]Step{
+			{q("SELECT 2"), q("SELECT 1"), q("SELECT (SELECT prepare_time FROM pg_prepared_statements WHERE statement = 'SELECT 1') < (SELECT ts FROM x.t)")},
+			{q("INSERT INTO x.t VALUES (now())")}}},
+		{Name: "rs-keyed-update-filter-error-other-row", Setup: "CREATE TABLE t2 (id int PRIMARY KEY, r text NOT NULL, n int NOT NULL DEFAULT 0); INSERT INTO t2 VALUES (1, 'a'), (2, 'a'), (3, 'a'); ANALYZE t2;", Actors: [][]Step{
+			{q("UPDATE t2 SET r = '(' WHERE id = 2")},
+			{keep("UPDATE t2 SET n = n + 1 WHERE 'a' ~ r AND id = 1")}}},
+		{Name: "rs-oid-gap-whole-row-json-global", Serial: true, Setup: rpToast, Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), q("SELECT (to_jsonb(c2) ->> 'oid')::int8 - (to_jsonb(c1) ->> 'oid')::int8 FROM pg_class c1, pg_class c2 WHERE c1.relname = 'w1' AND c2.relname = 'w2' AND random() >= 0")}}},
+		{Name: "rs-xid-order-function-reads-view", Setup: "CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE VIEW xs AS SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM a) THEN 'aempty' WHEN (SELECT xmin FROM a)::text::bigint < (SELECT xmin FROM b)::text::bigint THEN 'afirst' ELSE 'bfirst' END AS w; CREATE FUNCTION which() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT w FROM xs); END $$;", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("SELECT which()")}}},
+		{Name: "rs-xid-order-locks-view-global", Serial: true, Setup: "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE VIEW lk AS SELECT locktype AS k, transactionid::text::int8 AS x, pid AS p FROM pg_locks;", Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO a VALUES (1)"), q("COMMIT")},
+			{q("BEGIN"), q("INSERT INTO b VALUES (1)"), q("SELECT (SELECT x FROM lk WHERE k = 'transactionid' AND p = pg_backend_pid()) > (SELECT max(x) FROM lk WHERE k = 'transactionid' AND p <> pg_backend_pid())"), q("COMMIT")}}},
+		{Name: "rs-dblink-exec-outlives-rollback", Setup: "CREATE EXTENSION dblink; CREATE TABLE acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO acct VALUES (1, 10), (2, 10);", Actors: [][]Step{
+			{q("BEGIN"), q("SELECT dblink_exec(format('dbname=%s port=%s host=%s', current_database(), current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)), 'UPDATE acct SET bal = 0 WHERE id = 1')"), q("ROLLBACK")},
+			{q("SELECT bal FROM acct WHERE id = 1"), q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "rs-xid-order-rule-action", Setup: "CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE TABLE c (id int); CREATE TABLE clog (w text); CREATE RULE r AS ON INSERT TO c DO ALSO INSERT INTO clog SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM a) THEN 'aempty' WHEN (SELECT xmin FROM a)::text::bigint < (SELECT xmin FROM b)::text::bigint THEN 'afirst' ELSE 'bfirst' END;", Actors: [][]Step{
+			{q("INSERT INTO a VALUES (1)")},
+			{q("INSERT INTO b VALUES (1)"), q("INSERT INTO c VALUES (1)")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

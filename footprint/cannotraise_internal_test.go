@@ -18,7 +18,7 @@ func TestCannotRaise(t *testing.T) {
 		{`((c.relname)::text = 'x'::text)`, false},  // a cast of a column may raise
 		{`((c.relnatts / 0) > 1)`, false},           // arithmetic may raise
 		{`(c.relname ~~ 'x%'::text)`, false},        // LIKE: not on the list
-		{`(c.relname = $1)`, false},                 // a parameter of any type
+		{`(c.relname = $1)`, true},                  // a parameter's value, known before any row
 		{`(SubPlan 1)`, false},                      // a sublink
 		{`(c.oid = to_regclass('x'::text))`, false}, // a call that may raise
 		{`(c.relname = (InitPlan 1).col1)`, false},  // another plan's value
@@ -106,6 +106,55 @@ func TestIdentityLookupsShowNoCounter(t *testing.T) {
 		got := showsCounter(plan, Set{"pg_catalog.pg_class": true}, nil) != ""
 		if got != tc.want {
 			t.Errorf("showsCounter(Filter %s) = %v, want %v", tc.filter, got, tc.want)
+		}
+	}
+}
+
+// TestOrderedByKey: only the text's outermost ORDER BY, on the key alone,
+// proves the order a key's index scan gave.
+func TestOrderedByKey(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT version_id, is_applied FROM goose_db_version ORDER BY id DESC", true},
+		{"SELECT * FROM t ORDER BY t.id LIMIT 1", true},
+		{`SELECT * FROM t ORDER BY "id", v`, true},
+		{"SELECT * FROM t WHERE id BETWEEN 1 AND 3", false},
+		{"SELECT * FROM (SELECT * FROM t ORDER BY id) s", false},
+		{"SELECT * FROM t ORDER BY v, id", false},
+		{"SELECT * FROM t ORDER BY id % 2", false},
+		{"SELECT * FROM t ORDER BY id::text", false},
+		{"SELECT row_number() OVER (ORDER BY id) FROM t", false},
+		{"SELECT * FROM t ORDER BY 1", false},
+	} {
+		if got := orderedByKey(tc.sql, "id"); got != tc.want {
+			t.Errorf("orderedByKey(%s) = %v, want %v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// TestConditionsCannotRaise: a plan is judged blind only where none of its
+// conditions may raise an error; privilege and visibility lookups of a
+// column's object may not.
+func TestConditionsCannotRaise(t *testing.T) {
+	leaf := func(cond string) map[string]any {
+		return map[string]any{"Node Type": "Aggregate", "Plans": []any{map[string]any{"Node Type": "Seq Scan", "Filter": cond}}}
+	}
+	for _, tc := range []struct {
+		cond string
+		want bool
+	}{
+		{`(t.v >= 0)`, true},
+		{`(('a'::text ~ t.r) AND (t.k = 1))`, false},
+		{`((c.relkind = ANY ('{r,v,f,p}'::"char"[])) AND (pg_has_role(c.relowner, 'USAGE'::text) OR has_table_privilege(c.oid, 'SELECT'::text)))`, true},
+		{`((NOT pg_is_other_temp_schema(nc.oid)) AND (nc.nspname = $0))`, true},
+		{`((1 / t.v) > 0)`, false},
+		{`(lower(t.r) = 'x'::text)`, false},
+		{`public.has_table_privilege(c.oid, 'SELECT'::text)`, false},
+	} {
+		if got := conditionsCannotRaise(leaf(tc.cond)); got != tc.want {
+			t.Errorf("conditionsCannotRaise(%s) = %v, want %v", tc.cond, got, tc.want)
 		}
 	}
 }

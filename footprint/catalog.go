@@ -329,4 +329,8 @@ func (c *Classifier) CounterCode(ctx context.Context) bool {
 // counterCodeSQL finds a user function whose source matches $1, or whose
 // name is one of identityLookups ($2): a user function of that
 // name could print as PostgreSQL's own in a plan.
-const counterCodeSQL = `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND (prosrc ~* $1 OR proname = ANY ($2::text[])))`
+// A view's query or a rule's action is code no rule reads either when
+// a function reads the view or a write fires the rule (cases
+// rs-xid-order-function-reads-view, rs-xid-order-rule-action).
+const counterCodeSQL = `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND (prosrc ~* $1 OR proname = ANY ($2::text[])))
+	OR EXISTS (SELECT 1 FROM pg_rewrite WHERE oid >= 16384 AND pg_get_ruledef(oid) ~* $1)`

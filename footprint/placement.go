@@ -129,7 +129,7 @@ func (c *Classifier) orderBlind(ctx context.Context, sql string) bool {
 // orderBlindPlan is orderBlind with the statement's plan.
 func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[string]any) bool {
 	cat, err := c.loadCatalog(ctx)
-	if err != nil || planHasSystemColumn(plan) {
+	if err != nil || planHasSystemColumn(plan) || !conditionsCannotRaise(plan) {
 		return false
 	}
 	// A LIMIT over an aggregate without GROUP BY keeps or drops its one
@@ -163,7 +163,7 @@ func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[st
 			}
 		}
 		return true
-	case c.totalOrder(ctx, cat, plan):
+	case c.totalOrder(ctx, cat, plan, sql):
 		return true
 	}
 	if plan["Node Type"] != "Aggregate" || plan["Strategy"] != "Plain" {
@@ -329,7 +329,13 @@ func blindInitPlan(cat *catalog, n map[string]any) bool {
 // primary key's index), perhaps under a Limit: the order, and which rows
 // a Limit keeps, are the data's, whatever the heap holds (goose's SELECT
 // ... FROM goose_db_version ORDER BY id DESC).
-func (c *Classifier) totalOrder(ctx context.Context, cat *catalog, plan map[string]any) bool {
+//
+// A scan of the key's index proves the order only where the text asks for
+// it (ORDER BY the key): the plan asked of PostgreSQL here is the
+// classifier's, a generic one taken without the actor's settings, and
+// the one that ran may have been a Seq Scan (cases
+// rs-total-order-index-plan-set-off, rs-total-order-generic-plan-params).
+func (c *Classifier) totalOrder(ctx context.Context, cat *catalog, plan map[string]any, sql string) bool {
 	n := plan
 	if n["Node Type"] == "Limit" {
 		ps, _ := n["Plans"].([]any)
@@ -372,7 +378,7 @@ func (c *Classifier) totalOrder(ctx context.Context, cat *catalog, plan map[stri
 	if sortKey != "" {
 		return sortKey == col || sortKey == quoteIdent(alias)+"."+col
 	}
-	if typ != "Index Scan" && typ != "Index Only Scan" {
+	if typ != "Index Scan" && typ != "Index Only Scan" || !orderedByKey(sql, cat.keyNames[schema+"."+rel]) {
 		return false
 	}
 	idx, _ := n["Index Name"].(string)
@@ -590,6 +596,9 @@ func cannotRaise(expr string) bool {
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
 		switch t.kind {
+		case tokParam:
+			// A parameter's value, converted at Bind or computed by an
+			// InitPlan before any row is read: a value like a constant.
 		case tokString, tokNumber:
 			// A constant, perhaps with its type: 'r'::"char",
 			// '{r,p}'::"char"[].
@@ -611,6 +620,13 @@ func cannotRaise(expr string) bool {
 				name = strings.Trim(name, `"`)
 			}
 			if i+1 < len(ts) && ts[i+1].text == "(" && !(t.kind == tokWord && conditionWords[name]) {
+				if t.kind == tokWord && identityLookup[name] && (i == 0 || ts[i-1].text != ".") {
+					// Its arguments, columns and constants, are read
+					// as the rest: of an object that exists it says
+					// yes or no, of one that does not, NULL.
+					i++
+					continue
+				}
 				if !safeCalls[name] || i+2 >= len(ts) || ts[i+2].text != ")" {
 					return false
 				}
@@ -636,5 +652,75 @@ func cannotRaise(expr string) bool {
 	return true
 }
 
+// identityLookup is identityLookups as a set.
+var identityLookup = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range identityLookups {
+		m[n] = true
+	}
+	return m
+}()
+
+// conditionsCannotRaise reports a plan every condition of which
+// cannotRaise. Which rows a condition is evaluated on depends on the plan
+// that runs, and the plan on the table's size (even after a rolled-back
+// insert) and the session's settings: a condition that may raise an
+// error for some row makes an order-blind statement's outcome depend on
+// more than its rows (case rs-plan-by-rolled-back-size-error).
+func conditionsCannotRaise(n map[string]any) bool {
+	for _, key := range []string{"Filter", "Join Filter", "Index Cond", "Recheck Cond", "Hash Cond", "Merge Cond", "One-Time Filter", "TID Cond"} {
+		if c, _ := n[key].(string); c != "" && !cannotRaise(c) {
+			return false
+		}
+	}
+	ok := true
+	eachChild(n, func(m map[string]any) { ok = ok && conditionsCannotRaise(m) })
+	return ok
+}
+
 // conditionWords are the keywords cannotRaise accepts.
 var conditionWords = map[string]bool{"and": true, "or": true, "not": true, "is": true, "null": true, "true": true, "false": true, "any": true, "all": true}
+
+// orderedByKey reports SQL text whose outermost ORDER BY's first item is
+// the key column (attname, perhaps qualified) alone: PostgreSQL returns
+// the rows in that order whatever plan runs.
+func orderedByKey(sql, attname string) bool {
+	stmts, ok := lex(sql)
+	if !ok || len(stmts) != 1 || attname == "" {
+		return false
+	}
+	ts := stmts[0]
+	at := -1
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].depth == 0 && ts[i+1].depth == 0 && ts[i].kind == tokWord && ts[i].text == "order" && ts[i+1].kind == tokWord && ts[i+1].text == "by" {
+			at = i + 2
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	names := func(t token) bool {
+		return t.kind == tokQuoted && t.text == attname || t.kind == tokWord && t.text == attname
+	}
+	i := at
+	if i+2 < len(ts) && ts[i+1].kind == tokPunct && ts[i+1].text == "." {
+		i += 2 // alias.key
+	}
+	if i >= len(ts) || !names(ts[i]) {
+		return false
+	}
+	if i+1 == len(ts) {
+		return true
+	}
+	next := ts[i+1]
+	switch {
+	case next.kind == tokPunct && (next.text == "," || next.text == ";"):
+		return true
+	case next.kind == tokWord:
+		switch next.text {
+		case "asc", "desc", "nulls", "limit", "offset", "fetch", "for":
+			return true
+		}
+	}
+	return false
+}

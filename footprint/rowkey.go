@@ -206,7 +206,7 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 			continue
 		}
 		tmpl := keyOf(ss[0], col)
-		if tmpl == "" || (subplans && tmpl[0] == '$') {
+		if tmpl == "" || (subplans && tmpl[0] == '$') || !scanCannotRaise(ss[0]) {
 			continue
 		}
 		if out == nil {
@@ -215,6 +215,21 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 		out[rel] = tmpl
 	}
 	return out
+}
+
+// scanCannotRaise: no condition of the scan may raise an error. A Seq
+// Scan evaluates every condition on every row, in the order of their
+// costs, the key's equality perhaps after another one: a condition that
+// raises on another row's data makes the statement touch that row (cases
+// rs-keyed-read-filter-error-other-row,
+// rs-keyed-update-filter-error-other-row).
+func scanCannotRaise(sn scanNode) bool {
+	for _, c := range sn.conds {
+		if !cannotRaise(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyOnly reports a plan with one scan of one keyed relation, whose only
