@@ -2047,6 +2047,53 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "rs-xid-order-rule-action", Setup: "CREATE TABLE a (id int); CREATE TABLE b (id int); CREATE TABLE c (id int); CREATE TABLE clog (w text); CREATE RULE r AS ON INSERT TO c DO ALSO INSERT INTO clog SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM a) THEN 'aempty' WHEN (SELECT xmin FROM a)::text::bigint < (SELECT xmin FROM b)::text::bigint THEN 'afirst' ELSE 'bfirst' END;", Actors: [][]Step{
 			{q("INSERT INTO a VALUES (1)")},
 			{q("INSERT INTO b VALUES (1)"), q("INSERT INTO c VALUES (1)")}}},
+		// Review T (objects that are not tables, state outside the user's relations).
+		// Review TT (objects that are not tables, state outside relations).
+		{Name: "tt-catalog-dml-rename", Setup: "CREATE SCHEMA side; CREATE TABLE side.z (n int); INSERT INTO side.z VALUES (1), (2); CREATE TABLE x (n int); INSERT INTO x VALUES (1);", Actors: [][]Step{
+			{q("UPDATE pg_class SET relname = 'x' WHERE relname = 'z'")},
+			{q("SET search_path = side, public"), q("SELECT count(*) FROM x")}}},
+		{Name: "tt-event-trigger-one-shot", Setup: `CREATE TABLE log (n int);
+			CREATE FUNCTION et_fn() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log VALUES (1); ALTER EVENT TRIGGER et DISABLE; END $$;
+			CREATE EVENT TRIGGER et ON ddl_command_end EXECUTE FUNCTION et_fn();`, Actors: [][]Step{
+			{q("CREATE TABLE made (id int)")},
+			{q("SELECT count(*) FROM log")}}},
+		{Name: "tt-domain-regclass-param", Setup: `CREATE DOMAIN rc AS regclass;`, Actors: [][]Step{
+			{q("CREATE TABLE made (id int)")},
+			{Step{SQL: "SELECT $1::rc IS NOT NULL", Args: []any{"made"}, Keep: true}}}},
+		{Name: "tt-oid-folded-through-domains", Serial: true, Setup: rpToast + "CREATE DOMAIN rc AS regclass; CREATE DOMAIN o AS oid;", Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), keep(`SELECT 'w2'::rc::o::text::int8 - 'w1'::rc::o::text::int8`)}}},
+		{Name: "tt-regclass-column-output-shadow", Setup: `CREATE SCHEMA side; CREATE TABLE zq (n int); CREATE TABLE refs (id int PRIMARY KEY, r regclass); INSERT INTO refs VALUES (1, 'zq');`, Actors: [][]Step{
+			{q("CREATE TABLE side.zq (n int)")},
+			{q("SET search_path = side, public"), q("SELECT r::text FROM refs WHERE id = 1")}}},
+		{Name: "tt-check-reads-catalog", Setup: `CREATE TABLE guard (n int CHECK (to_regclass('made') IS NULL));`, Actors: [][]Step{
+			{keep("INSERT INTO guard VALUES (1)")},
+			{q("CREATE TABLE made (id int)")}}},
+		{Name: "tt-domain-check-reads-catalog", Setup: `CREATE DOMAIN dguard AS int CHECK (to_regclass('made') IS NULL); CREATE TABLE g2 (d dguard);`, Actors: [][]Step{
+			{keep("INSERT INTO g2 VALUES (1)")},
+			{q("CREATE TABLE made (id int)")}}},
+		{Name: "tt-regclass-column-insert-param", Setup: `CREATE TABLE refs (id int PRIMARY KEY, r regclass);`, Actors: [][]Step{
+			{q("CREATE TABLE made (id int)")},
+			{Step{SQL: "INSERT INTO refs VALUES (1, $1)", Args: []any{"made"}, Keep: true}}}},
+		{Name: "tt-view-replaced-under-created-name", Setup: `CREATE SCHEMA side; CREATE TABLE x (n int); CREATE TABLE y (n int); CREATE VIEW side.made AS SELECT n FROM x; CREATE TABLE log (c bigint);
+			CREATE FUNCTION swap() RETURNS void LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log SELECT count(*) FROM x; CREATE OR REPLACE VIEW side.made AS SELECT n FROM y; END $$;`, Actors: [][]Step{
+			{q("CREATE TABLE made (id int)"), q("SELECT count(*) FROM side.made"), q("SELECT swap()")},
+			{q("INSERT INTO x VALUES (1)")}}},
+		{Name: "tt-values-unprinted-catalog-call", Actors: [][]Step{
+			{q("CREATE TABLE made (id int)")},
+			{q("VALUES (to_regclass('ma' || 'de') IS NULL), (true)")}}},
+		{Name: "tt-temp-table-dropped-at-close", Actors: [][]Step{
+			{q("CREATE TABLE pg_temp.made (id int)"), q("SELECT 1")},
+			{q("SELECT count(*) FROM pg_class WHERE relname = 'made'"), q("SELECT count(*) FROM pg_class WHERE relname = 'made'")}}},
+		{Name: "tt-temp-table-discard-all", Actors: [][]Step{
+			{q("CREATE TABLE pg_temp.made (id int)"), simple("DISCARD ALL"), q("SELECT 1")},
+			{q("SELECT count(*) FROM pg_class WHERE relname = 'made'"), q("SELECT count(*) FROM pg_class WHERE relname = 'made'")}}},
+		{Name: "tt-domain-default-reads-catalog", Setup: `CREATE DOMAIN dd AS bool DEFAULT (to_regclass('made') IS NULL); CREATE TABLE g3 (id int, d dd);`, Actors: [][]Step{
+			{q("INSERT INTO g3 (id) VALUES (1)")},
+			{q("CREATE TABLE made (id int)")}}},
+		{Name: "tt-on-conflict-unprinted-catalog-call", Setup: `CREATE TABLE t (id int PRIMARY KEY, v bool); INSERT INTO t VALUES (1, NULL);`, Actors: [][]Step{
+			{q("INSERT INTO t VALUES (1, NULL) ON CONFLICT (id) DO UPDATE SET v = (to_regclass('ma' || 'de') IS NULL)")},
+			{q("CREATE TABLE made (id int)")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

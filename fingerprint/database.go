@@ -172,7 +172,9 @@ UNION ALL
 SELECT format('trigger %s %s %s', t.tgrelid::regclass, t.tgname, t.tgenabled) FROM pg_trigger t WHERE NOT t.tgisinternal
 UNION ALL
 SELECT format('reloptions %s %s', c.oid::regclass, c.reloptions) FROM pg_class c
-  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.reloptions IS NOT NULL AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
+  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.reloptions IS NOT NULL AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+UNION ALL
+SELECT format('event trigger %s %s %s %s %s', e.evtname, e.evtevent, e.evtenabled, e.evtfoid::regproc, e.evttags) FROM pg_event_trigger e`
 
 // SchemaLines lists every definition in user schemas, one line each (the
 // lines Database hashes), with rules, policies and row security: what a

@@ -329,8 +329,12 @@ func (c *Classifier) CounterCode(ctx context.Context) bool {
 // counterCodeSQL finds a user function whose source matches $1, or whose
 // name is one of identityLookups ($2): a user function of that
 // name could print as PostgreSQL's own in a plan.
+// A domain over a counter's type (or over another domain) hides the cast
+// CounterText and the plan look for (case tt-oid-folded-through-domains).
 // A view's query or a rule's action is code no rule reads either when
 // a function reads the view or a write fires the rule (cases
 // rs-xid-order-function-reads-view, rs-xid-order-rule-action).
 const counterCodeSQL = `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE oid >= 16384 AND (prosrc ~* $1 OR proname = ANY ($2::text[])))
-	OR EXISTS (SELECT 1 FROM pg_rewrite WHERE oid >= 16384 AND pg_get_ruledef(oid) ~* $1)`
+	OR EXISTS (SELECT 1 FROM pg_rewrite WHERE oid >= 16384 AND pg_get_ruledef(oid) ~* $1)
+	OR EXISTS (SELECT 1 FROM pg_type d JOIN pg_type b ON b.oid = d.typbasetype
+	    WHERE d.typtype = 'd' AND (b.typname ~ '^(oid|xid|xid8|cid|tid|reg.*)$' OR b.typtype = 'd'))`

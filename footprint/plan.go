@@ -57,6 +57,14 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) (st Statem
 		return global(err.Error())
 	}
 	s.Counter = showsCounter(plan, reads, exprs)
+	for r := range writes {
+		if strings.HasPrefix(r, "pg_catalog.") {
+			// DML on a system catalog changes the schema where no DDL
+			// word says so (case tt-catalog-dml-rename): the attempt is
+			// not judged.
+			s.Counter = "writes the system catalog " + r
+		}
+	}
 	counter = s.Counter
 	// A sequence scanned as a relation (SELECT last_value FROM s) is the
 	// same object nextval writes: one name for both.
@@ -116,6 +124,12 @@ func (c *Classifier) dml(ctx context.Context, ts []token, sql string) (st Statem
 		}
 		if err != nil || !ok || !builtin {
 			return global("calls " + name + " where the plan does not show it")
+		}
+		if len(c.created) > 0 && !catalogFreeFunction(name) {
+			// It may look a name up (to_regclass in a VALUES list or an
+			// ON CONFLICT's SET: cases tt-values-unprinted-catalog-call,
+			// tt-on-conflict-unprinted-catalog-call).
+			reads.Add(Catalogs)
 		}
 	}
 	// A view that calls a user or volatile function (case

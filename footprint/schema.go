@@ -77,6 +77,43 @@ func CreatesTables(sql string) (names []string, ok bool) {
 	return names, true
 }
 
+// NamesTemp reports SQL text that names the temporary schema (pg_temp,
+// in a name, a search_path or a string): a table created there is
+// dropped when its session ends or at DISCARD, where no unit says so.
+func NamesTemp(sql string) bool { return strings.Contains(strings.ToLower(sql), "pg_temp") }
+
+// createdUnjudgedSQL finds what makes an attempt that created tables
+// impossible to classify after the fact: a column of a reg* type (its
+// input and output look names up where no plan shows it: cases
+// tt-regclass-column-insert-param, tt-regclass-column-output-shadow), or
+// a check constraint, of a table or a domain, that calls a function other
+// than an operator's or one of catalogFree ($1), which may look a name up
+// where no plan shows it (tt-check-reads-catalog,
+// tt-domain-check-reads-catalog).
+const createdUnjudgedSQL = `SELECT CASE
+	WHEN EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_type t ON t.oid = a.atttypid
+	    WHERE c.oid >= 16384 AND a.attnum > 0 AND NOT a.attisdropped AND t.typname ~ '^_?reg')
+	  THEN 'a column of a reg* type looks names up'
+	WHEN EXISTS (SELECT 1 FROM pg_constraint k CROSS JOIN LATERAL regexp_matches(k.conbin::text, ':(?:op)?funcid (\d+)', 'g') m
+	    JOIN pg_proc p ON p.oid = m[1]::oid
+	    WHERE k.contype = 'c' AND p.oid NOT IN (SELECT oprcode FROM pg_operator) AND p.proname <> ALL ($1::text[]))
+	  THEN 'a check constraint calls a function that may look names up'
+	ELSE '' END`
+
+// CreatedUnjudged says why an attempt that created tables cannot be
+// classified in this database (createdUnjudgedSQL), or "".
+func (c *Classifier) CreatedUnjudged(ctx context.Context) string {
+	names := make([]string, 0, len(catalogFree))
+	for n := range catalogFree {
+		names = append(names, n)
+	}
+	var why string
+	if err := c.conn.QueryRow(ctx, createdUnjudgedSQL, names).Scan(&why); err != nil {
+		return "the catalogs could not be read: " + err.Error()
+	}
+	return why
+}
+
 // changesSchema reports whether a statement may change the schema: its
 // first word says so, or it is a SELECT ... INTO, which creates a table
 // (cases other-select-into-*).
@@ -143,6 +180,11 @@ func createdTable(ts []token) (string, bool) {
 		name = strings.ToLower(ts[i].text)
 		i++
 		if i < len(ts) && ts[i].kind == tokPunct && ts[i].text == "." {
+			if strings.HasPrefix(name, "pg_temp") {
+				// pg_temp.name is a temporary table, dropped when the
+				// session ends (cases tt-temp-table-*).
+				return "", false
+			}
 			i++
 			continue
 		}
