@@ -2094,6 +2094,48 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "tt-on-conflict-unprinted-catalog-call", Setup: `CREATE TABLE t (id int PRIMARY KEY, v bool); INSERT INTO t VALUES (1, NULL);`, Actors: [][]Step{
 			{q("INSERT INTO t VALUES (1, NULL) ON CONFLICT (id) DO UPDATE SET v = (to_regclass('ma' || 'de') IS NULL)")},
 			{q("CREATE TABLE made (id int)")}}},
+		// Review U (the rules of reviews S and T, identity lookups, TRUNCATE, created tables).
+		// Review UU: today's rules.
+		{Name: "uu-keyed-read-privilege-name-other-row", Setup: "CREATE TABLE t2 (id int PRIMARY KEY, r text NOT NULL); INSERT INTO t2 VALUES (1, 't2'), (2, 't2'), (3, 't2'); ANALYZE t2;", Actors: [][]Step{
+			{q("UPDATE t2 SET r = 'nope' WHERE id = 2")},
+			{keep("SELECT r FROM t2 WHERE has_table_privilege(r, 'SELECT') AND id = 1")}}},
+		{Name: "uu-keyed-read-point-array-eq-other-row", Setup: "CREATE TABLE t2 (id int PRIMARY KEY, a point[] NOT NULL); INSERT INTO t2 VALUES (1, '{}'), (2, '{}'), (3, '{}'); ANALYZE t2;", Actors: [][]Step{
+			{q("UPDATE t2 SET a = '{\"(1,1)\"}' WHERE id = 2")},
+			{keep("SELECT id FROM t2 WHERE a = '{\"(0,0)\"}'::point[] AND id = 1")}}},
+		{Name: "uu-identity-privilege-order-ties", Actors: [][]Step{
+			{q("CREATE TABLE w1 (id int)")},
+			{q("CREATE TABLE w2 (id int)")},
+			{q("SELECT c.relname FROM pg_class c WHERE c.relname IN ('w1', 'w2') ORDER BY has_table_privilege(c.oid, 'SELECT')")}}},
+		{Name: "uu-total-order-alias-shadows-key", Serial: true, Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; ANALYZE t4;", Actors: [][]Step{
+			{q("UPDATE t4 SET v = 1 WHERE id = 1")},
+			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off"), q("UPDATE t4 SET v = 2 WHERE id = 2"), q("SELECT id AS k, v, 0 AS id FROM t4 WHERE id BETWEEN 1 AND 3 ORDER BY id")}}},
+		{Name: "uu-create-default-regclass-literal", Actors: [][]Step{
+			{q("CREATE TABLE w2 (id int)")},
+			{keep("CREATE TABLE x (a oid DEFAULT 'w2'::regclass)")}}},
+		{Name: "uu-create-default-names-created", Actors: [][]Step{
+			{q("CREATE TABLE w2 (id int)")},
+			{keep("CREATE TABLE x (a bigint DEFAULT pg_relation_size('w2'))")}}},
+		{Name: "uu-plan-by-rolled-back-size-privilege-name", Setup: "CREATE TABLE t (id int PRIMARY KEY, k int NOT NULL, r text NOT NULL); CREATE INDEX ON t (k); INSERT INTO t VALUES (1, 1, 't'), (2, 2, 'nope'), (3, 3, 't'); ANALYZE t;", Actors: [][]Step{
+			{q("BEGIN"), q("INSERT INTO t SELECT g, g, 't' FROM generate_series(10, 2000) g"), q("ROLLBACK")},
+			{q("SELECT 1"), keep("SELECT count(*) FROM t WHERE has_table_privilege(r, 'SELECT') AND k = 1")}}},
+		{Name: "uu-identity-lookup-of-computed-oid", Actors: [][]Step{
+			{q("CREATE TABLE w1 (id int)")},
+			{q("CREATE TABLE w2 (id int)")},
+			{q("SELECT has_table_privilege(s.oid, 'SELECT') FROM (SELECT CASE WHEN c1.oid < c2.oid THEN c1.oid END oid FROM pg_class c1, pg_class c2 WHERE c1.relname = 'w1' AND c2.relname = 'w2' OFFSET 0) s")}}},
+		{Name: "uu-identity-lookup-of-computed-oid-gap", Serial: true, Setup: "CREATE TABLE big (id int PRIMARY KEY, t text); ALTER TABLE big ALTER COLUMN t SET STORAGE EXTERNAL;", Actors: [][]Step{
+			{q("INSERT INTO big VALUES (1, repeat('x', 3000))")},
+			{sk("CREATE TABLE w1 (id int)"), sk("CREATE TABLE w2 (id int)"), q("SELECT has_table_privilege(s.oid, 'SELECT') FROM (SELECT CASE WHEN c2.oid::int8 = c1.oid::int8 + 3 THEN c1.oid END oid FROM pg_class c1, pg_class c2 WHERE c1.relname = 'w1' AND c2.relname = 'w2' OFFSET 0) s")}}},
+		{Name: "uu-total-order-other-relation-key-name", Serial: true, Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; ANALYZE t4;", Actors: [][]Step{
+			{q("UPDATE t4 SET v = 1 WHERE id = 1")},
+			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off"), q("UPDATE t4 SET v = 2 WHERE id = 2"), q("SELECT t4.id, t4.v FROM t4, (SELECT 0 AS id) u WHERE t4.id BETWEEN 1 AND 3 ORDER BY u.id")}}},
+		{Name: "uu-created-shadows-path-insert", Setup: "CREATE SCHEMA s2; CREATE TABLE public.w1 (id int);", Actors: [][]Step{
+			{simple("CREATE TABLE s2.w1 (id int)")},
+			{simple("SET search_path = s2, public"), simple("INSERT INTO w1 VALUES (1)")},
+			{simple("SELECT count(*) FROM public.w1")}}},
+		{Name: "uu-created-shadows-path-insert-default-seq", Setup: "CREATE SCHEMA s2; CREATE SEQUENCE sq; CREATE TABLE public.w1 (id int DEFAULT nextval('sq'), v int);", Actors: [][]Step{
+			{simple("CREATE TABLE s2.w1 (v int)")},
+			{simple("SET search_path = s2, public"), simple("INSERT INTO w1 (v) VALUES (1)")},
+			{simple("SELECT last_value, is_called FROM sq")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

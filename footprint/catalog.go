@@ -35,7 +35,10 @@ type catalog struct {
 	// truncateCode: the database has a user trigger ON TRUNCATE or a
 	// foreign table (whose TRUNCATE runs its wrapper's code).
 	truncateCode bool
-	functions    map[string]function // by session and name
+	// unsafeCompare: a user relation has a column whose comparisons may
+	// raise for some values only (unsafeCompareSQL).
+	unsafeCompare bool
+	functions     map[string]function // by session and name
 	// seqs: the sequences, as schema.name.
 	seqs map[string]bool
 	// keys: tables whose rows a statement may name by key (rowkey.go),
@@ -251,6 +254,9 @@ func (c *Classifier) loadCatalog(ctx context.Context) (*catalog, error) {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtenabled <> 'D')").Scan(&cat.eventTriggers); err != nil {
+		return nil, err
+	}
+	if err := c.conn.QueryRow(ctx, unsafeCompareSQL).Scan(&cat.unsafeCompare); err != nil {
 		return nil, err
 	}
 	if err := c.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND (tgtype & 32) <> 0)

@@ -129,7 +129,7 @@ func (c *Classifier) orderBlind(ctx context.Context, sql string) bool {
 // orderBlindPlan is orderBlind with the statement's plan.
 func (c *Classifier) orderBlindPlan(ctx context.Context, sql string, plan map[string]any) bool {
 	cat, err := c.loadCatalog(ctx)
-	if err != nil || planHasSystemColumn(plan) || !conditionsCannotRaise(plan) {
+	if err != nil || planHasSystemColumn(plan) || !conditionsCannotRaise(plan) || cat.unsafeCompare && hasCondition(plan) {
 		return false
 	}
 	// A LIMIT over an aggregate without GROUP BY keeps or drops its one
@@ -378,7 +378,15 @@ func (c *Classifier) totalOrder(ctx context.Context, cat *catalog, plan map[stri
 	if sortKey != "" {
 		return sortKey == col || sortKey == quoteIdent(alias)+"."+col
 	}
-	if typ != "Index Scan" && typ != "Index Only Scan" || !orderedByKey(sql, cat.keyNames[schema+"."+rel]) {
+	if typ != "Index Scan" && typ != "Index Only Scan" || !orderedByKey(sql, cat.keyNames[schema+"."+rel]) || sql == "" {
+		return false
+	}
+	// The text's ORDER BY may name an output column or another relation's
+	// column of the key's name (cases uu-total-order-alias-shadows-key,
+	// uu-total-order-other-relation-key-name): PostgreSQL is asked for the
+	// plan without index scans, which must sort by this relation's key.
+	unindexed, err := c.explainWithoutIndexes(ctx, sql)
+	if err != nil || !c.totalOrder(ctx, cat, unindexed, "") {
 		return false
 	}
 	idx, _ := n["Index Name"].(string)
@@ -621,11 +629,16 @@ func cannotRaise(expr string) bool {
 			}
 			if i+1 < len(ts) && ts[i+1].text == "(" && !(t.kind == tokWord && conditionWords[name]) {
 				if t.kind == tokWord && identityLookup[name] && (i == 0 || ts[i-1].text != ".") {
-					// Its arguments, columns and constants, are read
-					// as the rest: of an object that exists it says
-					// yes or no, of one that does not, NULL.
-					i++
-					continue
+					// name(alias.oid [, 'PRIVILEGES'::text]): of an
+					// object that exists it says yes or no, of one that
+					// does not, NULL. A name, or a privilege that is not
+					// a constant of known words, may raise (case
+					// uu-keyed-read-privilege-name-other-row).
+					if n := identityCall(ts[i:]); n > 0 {
+						i += n - 1
+						continue
+					}
+					return false
 				}
 				if !safeCalls[name] || i+2 >= len(ts) || ts[i+2].text != ")" {
 					return false
@@ -652,6 +665,33 @@ func cannotRaise(expr string) bool {
 	return true
 }
 
+// identityCall matches ts at name(alias.oid) or name(alias.oid,
+// 'PRIVILEGE[, ...]'::text) with privilege words PostgreSQL knows, and
+// returns how many tokens it spans, or 0.
+func identityCall(ts []token) int {
+	if len(ts) < 6 || ts[1].text != "(" || ts[2].kind != tokWord && ts[2].kind != tokQuoted || ts[3].text != "." || ts[4].kind != tokWord || !oidColumn[ts[4].text] {
+		return 0
+	}
+	if ts[5].text == ")" {
+		return 6
+	}
+	if ts[5].text != "," || len(ts) < 11 || ts[6].kind != tokString || ts[7].text != ":" || ts[8].text != ":" || ts[9].text != "text" || ts[10].text != ")" {
+		return 0
+	}
+	if !privilegeList.MatchString(ts[6].text) {
+		return 0
+	}
+	return 11
+}
+
+// oidColumn: the catalogs' columns that hold an object's or a role's oid
+// (an oid of no object gives NULL or false, not an error).
+var oidColumn = map[string]bool{"oid": true, "relowner": true, "nspowner": true, "typowner": true, "proowner": true, "datdba": true}
+
+// privilegeList: a privilege string constant as EXPLAIN prints it, made of
+// the privilege words has_*_privilege and pg_has_role accept.
+var privilegeList = regexp.MustCompile(`(?i)^'(?:(?:SELECT|INSERT|UPDATE|DELETE|TRUNCATE|REFERENCES|TRIGGER|USAGE|CREATE|CONNECT|TEMPORARY|TEMP|EXECUTE|MEMBER|SET)(?: WITH GRANT OPTION| WITH ADMIN OPTION)?(?:, ?)?)+'$`)
+
 // identityLookup is identityLookups as a set.
 var identityLookup = func() map[string]bool {
 	m := map[string]bool{}
@@ -668,7 +708,7 @@ var identityLookup = func() map[string]bool {
 // error for some row makes an order-blind statement's outcome depend on
 // more than its rows (case rs-plan-by-rolled-back-size-error).
 func conditionsCannotRaise(n map[string]any) bool {
-	for _, key := range []string{"Filter", "Join Filter", "Index Cond", "Recheck Cond", "Hash Cond", "Merge Cond", "One-Time Filter", "TID Cond"} {
+	for _, key := range conditionKeys {
 		if c, _ := n[key].(string); c != "" && !cannotRaise(c) {
 			return false
 		}
@@ -677,6 +717,38 @@ func conditionsCannotRaise(n map[string]any) bool {
 	eachChild(n, func(m map[string]any) { ok = ok && conditionsCannotRaise(m) })
 	return ok
 }
+
+// conditionKeys are the plan fields that hold a condition.
+var conditionKeys = []string{"Filter", "Join Filter", "Index Cond", "Recheck Cond", "Hash Cond", "Merge Cond", "One-Time Filter", "TID Cond"}
+
+// hasCondition reports a plan with any condition at all.
+func hasCondition(n map[string]any) bool {
+	for _, key := range conditionKeys {
+		if c, _ := n[key].(string); c != "" {
+			return true
+		}
+	}
+	found := false
+	eachChild(n, func(m map[string]any) { found = found || hasCondition(m) })
+	return found
+}
+
+// unsafeCompareSQL finds a column of a user relation whose type's
+// comparisons may raise for some values only: an array or composite
+// compares element by element and looks the element type's equality up
+// as it goes (point has none: case uu-keyed-read-point-array-eq-other-
+// row). Safe are the numeric, string, boolean, date and time, enum,
+// range, network and bit-string categories and a few types by name, and
+// arrays of them.
+const unsafeCompareSQL = `SELECT EXISTS (
+	SELECT 1 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+	  JOIN pg_namespace n ON n.oid = c.relnamespace
+	  JOIN pg_type t ON t.oid = a.atttypid
+	  LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A'
+	WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND c.relkind IN ('r', 'p', 'm', 'f')
+	  AND a.attnum > 0 AND NOT a.attisdropped
+	  AND NOT (COALESCE(e.typcategory, t.typcategory) IN ('N', 'S', 'B', 'D', 'T', 'E', 'R', 'I', 'V')
+	    OR COALESCE(e.typname, t.typname) IN ('uuid', 'bytea', 'jsonb', 'macaddr', 'macaddr8', 'tsvector', 'money')))`
 
 // conditionWords are the keywords cannotRaise accepts.
 var conditionWords = map[string]bool{"and": true, "or": true, "not": true, "is": true, "null": true, "true": true, "false": true, "any": true, "all": true}
@@ -723,4 +795,15 @@ func orderedByKey(sql, attname string) bool {
 		}
 	}
 	return false
+}
+
+// explainWithoutIndexes is explain with index scans switched off.
+func (c *Classifier) explainWithoutIndexes(ctx context.Context, sql string) (map[string]any, error) {
+	for _, p := range []string{"enable_indexscan", "enable_indexonlyscan", "enable_bitmapscan"} {
+		if _, err := c.conn.Exec(ctx, "SET "+p+" = off"); err != nil {
+			return nil, err
+		}
+		defer c.conn.Exec(context.WithoutCancel(ctx), "RESET "+p)
+	}
+	return c.explain(ctx, sql)
 }

@@ -618,6 +618,9 @@ func withoutIdentityArgs(expr string) string {
 	return identityArg.ReplaceAllString(expr, "$1(object$2")
 }
 
+// bareColumn: an output that is one column, qualified as EXPLAIN prints it.
+var bareColumn = regexp.MustCompile(`^(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:[A-Za-z0-9_$]+|"[^"]+")$`)
+
 // plainEquality: a condition that compares two columns, or a column and
 // a constant, for equality and does nothing else.
 var plainEquality = regexp.MustCompile(`^\(?(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:[A-Za-z0-9_$]+|"[^"]+") = (?:(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:[A-Za-z0-9_$]+|"[^"]+")|'[0-9]+'::oid)\)?$`)
@@ -687,6 +690,18 @@ func showsCounter(plan map[string]any, reads Set, exprs []string) string {
 		for _, t := range texts {
 			if counterColumn.MatchString(withoutIdentityArgs(t)) || castShowsCounter(t) {
 				shown = true
+			}
+		}
+		// Below the top, a counter column passed on as it is shows
+		// nothing yet; one computed with (compared, cast, in a CASE) may
+		// come out under another name (review U).
+		if !top {
+			if outs, _ := n["Output"].([]any); len(outs) > 0 {
+				for _, o := range outs {
+					if s, _ := o.(string); s != "" && !bareColumn.MatchString(s) && counterColumn.MatchString(withoutIdentityArgs(s)) {
+						shown = true
+					}
+				}
 			}
 		}
 		for _, key := range []string{"Filter", "Join Filter", "Index Cond", "Recheck Cond", "Hash Cond", "Merge Cond", "One-Time Filter"} {

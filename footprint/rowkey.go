@@ -206,7 +206,7 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 			continue
 		}
 		tmpl := keyOf(ss[0], col)
-		if tmpl == "" || (subplans && tmpl[0] == '$') || !scanCannotRaise(ss[0]) {
+		if tmpl == "" || (subplans && tmpl[0] == '$') || !scanCannotRaise(ss[0], col, cat.unsafeCompare) {
 			continue
 		}
 		if out == nil {
@@ -223,10 +223,21 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 // raises on another row's data makes the statement touch that row (cases
 // rs-keyed-read-filter-error-other-row,
 // rs-keyed-update-filter-error-other-row).
-func scanCannotRaise(sn scanNode) bool {
+// Where the database has columns whose comparisons may raise
+// (unsafeCompareSQL), only the key's own equality is allowed.
+func scanCannotRaise(sn scanNode, col string, unsafe bool) bool {
 	for _, c := range sn.conds {
-		if !cannotRaise(c) {
-			return false
+		parts := conjuncts(c)
+		if parts == nil {
+			parts = []string{c}
+		}
+		for _, part := range parts {
+			if keyOf(scanNode{alias: sn.alias, conds: []string{part}}, col) != "" {
+				continue
+			}
+			if unsafe || !cannotRaise(part) {
+				return false
+			}
 		}
 	}
 	return true

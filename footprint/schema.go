@@ -288,6 +288,17 @@ func (c *Classifier) touchCreated(ctx context.Context, ts []token, st Statement)
 	if err != nil {
 		return global("the schemas could not be read: " + err.Error())
 	}
+	if len(st.Writes)+len(st.Locks) > 0 {
+		// Before the table was created its name may have resolved to
+		// another schema's relation of that name, whose defaults,
+		// sequences, triggers and keys the statement then used (case
+		// uu-created-shadows-path-insert-default-seq): only the reads of
+		// that relation are followed here, so a write is global.
+		var n int
+		if err := c.conn.QueryRow(ctx, `SELECT count(*) FROM pg_class WHERE lower(relname) = ANY ($1) AND relkind IN ('r', 'p', 'v', 'f', 'm')`, named).Scan(&n); err != nil || n > len(named) {
+			return codeFree("a created table's name may have named another schema's relation when it ran")
+		}
+	}
 	reads := Set{}
 	reads.Add(st.Reads...)
 	reads.Add(Catalogs)
