@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -249,6 +250,374 @@ func appCases() []Case {
 					l.add("%s", errCode(err))
 					n, err := pgxExec(ctx, c, "UPDATE a SET v = 1 WHERE id = 1")
 					l.add("upd %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: a pgx batch locks rows 1 and 2, then waits on row 3;
+		// the holder's SKIP LOCKED reads inside that wait see the batch's
+		// earlier locks (a unit of several statements holds what its first
+		// statements locked while its last one waits).
+		{Name: "app-batch-wait-skip-locked", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0), (2, 0), (3, 0);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					b := &pgx.Batch{}
+					b.Queue("UPDATE t SET v = v + 10 WHERE id = 1")
+					b.Queue("UPDATE t SET v = v + 10 WHERE id = 2")
+					b.Queue("UPDATE t SET v = v + 10 WHERE id = 3")
+					l.add("batch %s", batchResults(ctx, c, b))
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					_, err = c.Exec(ctx, "BEGIN")
+					l.add("begin %s", errCode(err))
+					for _, id := range []int{3, 2, 1} {
+						q := "SELECT id FROM t WHERE id = $1 FOR UPDATE SKIP LOCKED"
+						if id == 3 {
+							q = "SELECT id FROM t WHERE id = $1 FOR UPDATE"
+						}
+						v, err := pgxInt(ctx, c, q, id)
+						l.add("lock %d: %d %s", id, v, errCode(err))
+					}
+					_, err = c.Exec(ctx, "COMMIT")
+					l.add("commit %s", errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: a pgconn pipeline writes five Sync cycles at once
+		// (BEGIN REPEATABLE READ, a Prepare that takes the snapshot, its
+		// Execute, another read, COMMIT); the proxy releases them one at
+		// a time.
+		{Name: "app-pipeline-syncs-rr", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int); CREATE TABLE b (id int PRIMARY KEY, v int); INSERT INTO a VALUES (1, 0); INSERT INTO b VALUES (1, 0);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					p := c.PgConn().StartPipeline(ctx)
+					p.SendQueryParams("BEGIN ISOLATION LEVEL REPEATABLE READ", nil, nil, nil, nil)
+					p.SendPipelineSync()
+					p.SendPrepare("sa", "SELECT v FROM a WHERE id = 1", nil)
+					p.SendPipelineSync()
+					p.SendQueryPrepared("sa", nil, nil, nil)
+					p.SendPipelineSync()
+					p.SendQueryParams("SELECT v FROM b WHERE id = 1", nil, nil, nil, nil)
+					p.SendPipelineSync()
+					p.SendQueryParams("COMMIT", nil, nil, nil, nil)
+					p.SendPipelineSync()
+					l.add("%s", pipelineResults(p))
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "UPDATE a SET v = 1 WHERE id = 1")
+					l.add("a %d %s", n, errCode(err))
+					n, err = pgxExec(ctx, c, "UPDATE b SET v = 1 WHERE id = 1")
+					l.add("b %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: database/sql rolls a transaction back when its
+		// context ends (Tx.awaitDone, in its own goroutine); the actor
+		// forgets Commit, cancels, and goes on on the same pool.
+		{Name: "app-sql-tx-cancel-rollback", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0); CREATE TABLE x (id int PRIMARY KEY, v int); INSERT INTO x VALUES (1, 0);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){sqlTxCancel,
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "UPDATE x SET v = v + 10 WHERE id = 1")
+					l.add("x %d %s", n, errCode(err))
+					v, err := pgxInt(ctx, c, "UPDATE t SET v = v + 10 WHERE id = 1 RETURNING v")
+					l.add("t %d %s", v, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: pgx's CopyFrom first prepares "select cols from t"
+		// (a Prepare unit, in a REPEATABLE READ block: the snapshot), then
+		// runs COPY.
+		{Name: "app-copyfrom-rr-snapshot", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int); INSERT INTO a VALUES (1, 0); CREATE TABLE imp (id int, v int);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					_, err = c.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+					l.add("begin %s", errCode(err))
+					n, err := c.CopyFrom(ctx, pgx.Identifier{"imp"}, []string{"id", "v"}, pgx.CopyFromRows([][]any{{int32(1), int32(5)}}))
+					l.add("copy %d %s", n, errCode(err))
+					v, err := pgxInt(ctx, c, "SELECT v FROM a WHERE id = 1")
+					l.add("a %d %s", v, errCode(err))
+					_, err = c.Exec(ctx, "COMMIT")
+					l.add("commit %s", errCode(err))
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "UPDATE a SET v = 1 WHERE id = 1")
+					l.add("a %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: database/sql cannot ask for DEFERRABLE, so the DSN
+		// sets default_transaction_deferrable; a READ ONLY SERIALIZABLE
+		// transaction then waits for a safe snapshot at its first
+		// statement, for every serializable transaction running then.
+		{Name: "app-sql-deferrable-by-dsn", Setup: "CREATE TABLE r (id int PRIMARY KEY, v int); INSERT INTO r VALUES (1, 0); CREATE TABLE w (id int PRIMARY KEY, v int); INSERT INTO w VALUES (1, 0);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){sqlDeferrableReport,
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					for _, q := range []string{"BEGIN ISOLATION LEVEL SERIALIZABLE", "UPDATE w SET v = v + 1 WHERE id = 1", "COMMIT"} {
+						_, err := c.Exec(ctx, q)
+						l.add("%s", errCode(err))
+					}
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "UPDATE r SET v = 1 WHERE id = 1")
+					l.add("r %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: pgx prepares a statement (Parse, Describe, Sync)
+		// before it runs it; PostgreSQL reads a 'now' literal's clock at
+		// that Parse, which is released with the actor's previous
+		// statement, not at the Execute.
+		{Name: "app-pgx-parse-now-literal", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					_, err = c.Exec(ctx, "SELECT 1")
+					l.add("one %s", errCode(err))
+					n, err := pgxExec(ctx, c, "INSERT INTO x.ta VALUES ('now'::timestamptz) RETURNING $1::int", 1)
+					l.add("ins %d %s", n, errCode(err))
+					var b *bool
+					err = c.QueryRow(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
+					if b == nil {
+						l.add("cmp null %s", errCode(err))
+					} else {
+						l.add("cmp %v %s", *b, errCode(err))
+					}
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now()) RETURNING $1::int", 1)
+					l.add("ins %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: the application passes the time as the text 'now'
+		// (lib/pq sends every parameter as text): the Bind's input
+		// function reads the clock, and no plan shows it.
+		{Name: "app-libpq-now-parameter", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					db, err := sql.Open("postgres", cs)
+					if err != nil {
+						return nil, err
+					}
+					defer db.Close()
+					db.SetMaxOpenConns(1)
+					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES ($1)", "now")
+					l.add("ins %d %s", n, errCode(err))
+					var b *bool
+					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
+					if b == nil {
+						l.add("cmp null %s", errCode(err))
+					} else {
+						l.add("cmp %v %s", *b, errCode(err))
+					}
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
+					l.add("ins %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: lib/pq sends every parameter as text; the text 'now'
+		// bound to a parameter of a domain over timestamptz is read as the clock by the
+		// Bind's input function (only date and time parameter types count).
+		{Name: "app-libpq-now-domain-parameter", Setup: `CREATE SCHEMA x; CREATE DOMAIN x.stamp AS timestamptz; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					db, err := sql.Open("postgres", cs)
+					if err != nil {
+						return nil, err
+					}
+					defer db.Close()
+					db.SetMaxOpenConns(1)
+					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES ($1::x.stamp)", "now")
+					l.add("ins %d %s", n, errCode(err))
+					var b *bool
+					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
+					if b == nil {
+						l.add("cmp null %s", errCode(err))
+					} else {
+						l.add("cmp %v %s", *b, errCode(err))
+					}
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
+					l.add("ins %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: lib/pq sends every parameter as text; the text 'now'
+		// bound to a parameter of a range of timestamptz is read as the clock by the
+		// Bind's input function (only date and time parameter types count).
+		{Name: "app-libpq-now-range-parameter", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					db, err := sql.Open("postgres", cs)
+					if err != nil {
+						return nil, err
+					}
+					defer db.Close()
+					db.SetMaxOpenConns(1)
+					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES (lower($1::tstzrange))", "[now,infinity)")
+					l.add("ins %d %s", n, errCode(err))
+					var b *bool
+					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
+					if b == nil {
+						l.add("cmp null %s", errCode(err))
+					} else {
+						l.add("cmp %v %s", *b, errCode(err))
+					}
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
+					l.add("ins %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: lib/pq sends every parameter as text; the text 'now'
+		// bound to a parameter of a composite type with a timestamptz field is read as the clock by the
+		// Bind's input function (only date and time parameter types count).
+		{Name: "app-libpq-now-composite-parameter", Setup: `CREATE SCHEMA x; CREATE TYPE x.ev AS (t timestamptz); CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					db, err := sql.Open("postgres", cs)
+					if err != nil {
+						return nil, err
+					}
+					defer db.Close()
+					db.SetMaxOpenConns(1)
+					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES (($1::x.ev).t)", "(now)")
+					l.add("ins %d %s", n, errCode(err))
+					var b *bool
+					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
+					if b == nil {
+						l.add("cmp null %s", errCode(err))
+					} else {
+						l.add("cmp %v %s", *b, errCode(err))
+					}
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
+					l.add("ins %d %s", n, errCode(err))
+					return l.out(), nil
+				}}},
+		// Review VV: the same Parse-time clock in a read: a session
+		// counts the rows that expired before 'now', a literal pgx's
+		// prepare round trip evaluates with the actor's previous statement.
+		{Name: "app-pgx-parse-now-expiry", Setup: `CREATE SCHEMA x; CREATE TABLE x.sess (expires timestamptz);`,
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					_, err = c.Exec(ctx, "SELECT 1")
+					l.add("one %s", errCode(err))
+					n, err := pgxInt(ctx, c, "SELECT count(*) FROM x.sess WHERE expires < 'now'::timestamptz AND $1::int = 1", 1)
+					l.add("expired %d %s", n, errCode(err))
+					return l.out(), nil
+				},
+				func(ctx context.Context, cs string) (any, error) {
+					var l appLog
+					c, err := pgxConnect(ctx, cs)
+					if err != nil {
+						return nil, err
+					}
+					defer c.Close(ctx)
+					n, err := pgxExec(ctx, c, "INSERT INTO x.sess VALUES (now()) RETURNING $1::int", 1)
+					l.add("ins %d %s", n, errCode(err))
 					return l.out(), nil
 				}}},
 		{Name: "app-leaked-conn-in-tx", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);",

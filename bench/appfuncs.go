@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/lib/pq"
 )
 
@@ -284,3 +284,95 @@ func dbOf(cs string) string {
 }
 
 var appCache = &memCache{}
+
+// pipelineResults reads every result of a pipeline whose cycles were all
+// sent, then closes it.
+func pipelineResults(p *pgconn.Pipeline) string {
+	var parts []string
+	if err := p.Flush(); err != nil {
+		parts = append(parts, "flush:"+errCode(err))
+	}
+	for i := 0; i < 64; i++ {
+		r, err := p.GetResults()
+		if err != nil {
+			parts = append(parts, "err:"+errCode(err))
+			continue
+		}
+		if r == nil {
+			break
+		}
+		switch r := r.(type) {
+		case *pgconn.ResultReader:
+			res := r.Read()
+			var rows []string
+			for _, row := range res.Rows {
+				var cols []string
+				for _, c := range row {
+					cols = append(cols, string(c))
+				}
+				rows = append(rows, strings.Join(cols, "/"))
+			}
+			parts = append(parts, res.CommandTag.String()+"["+strings.Join(rows, ";")+"]:"+errCode(res.Err))
+		case *pgconn.StatementDescription:
+			parts = append(parts, "prepared")
+		case *pgconn.PipelineSync:
+			parts = append(parts, "sync")
+		}
+	}
+	err := p.Close()
+	parts = append(parts, "close:"+errCode(err))
+	return strings.Join(parts, ",")
+}
+
+// sqlTxCancel begins a database/sql transaction (pgx stdlib, one open
+// connection, no idle ping) on a context it then cancels without
+// committing: database/sql rolls it back in its own goroutine. It then
+// reads on the pool.
+func sqlTxCancel(ctx context.Context, cs string) (any, error) {
+	var l appLog
+	cfg, err := pgx.ParseConfig(cs)
+	if err != nil {
+		return nil, err
+	}
+	db := stdlib.OpenDB(*cfg, stdlib.OptionShouldPing(func(context.Context, stdlib.ShouldPingParams) bool { return false }))
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tctx, cancel := context.WithCancel(ctx)
+	tx, err := db.BeginTx(tctx, nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	n, err := sqlExec(tctx, tx, "UPDATE t SET v = v + 1 WHERE id = 1")
+	l.add("upd %d %s", n, errCode(err))
+	cancel() // no Commit
+	v, err := sqlInt(ctx, db, "SELECT v FROM x WHERE id = 1")
+	l.add("x %d %s", v, errCode(err))
+	v, err = sqlInt(ctx, db, "SELECT v FROM t WHERE id = 1")
+	l.add("t %d %s", v, errCode(err))
+	return l.out(), nil
+}
+
+// sqlDeferrableReport reads r in a database/sql READ ONLY SERIALIZABLE
+// transaction on a connection whose DSN makes transactions DEFERRABLE by
+// default (database/sql's TxOptions have no DEFERRABLE).
+func sqlDeferrableReport(ctx context.Context, cs string) (any, error) {
+	var l appLog
+	cfg, err := pgx.ParseConfig(cs)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["default_transaction_deferrable"] = "on"
+	db := stdlib.OpenDB(*cfg, stdlib.OptionShouldPing(func(context.Context, stdlib.ShouldPingParams) bool { return false }))
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable, ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	v, err := sqlInt(ctx, tx, "SELECT v FROM r WHERE id = 1")
+	l.add("r %d %s", v, errCode(err))
+	err = tx.Commit()
+	l.add("commit %s", errCode(err))
+	return l.out(), nil
+}

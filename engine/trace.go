@@ -1336,11 +1336,17 @@ func (c *connTx) preparation(ctx context.Context, cls *footprint.Classifier, sql
 			// catalogs hold then matters (a table created later that
 			// would shadow one it names is not seen by the prepared
 			// statement).
-			var reads []string
+			var reads, writes []string
 			if slices.Contains(s.Reads, footprint.Catalogs) {
 				reads = []string{footprint.Catalogs}
 			}
-			stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads})
+			if s.Clock || slices.Contains(s.Writes, footprint.ClockSequence) {
+				// Parse analysis folds 'now'::timestamptz: the clock is
+				// read here, not at the Execute (cases
+				// app-pgx-parse-now-literal, app-pgx-parse-now-expiry).
+				writes = []string{footprint.ClockSequence}
+			}
+			stmts = append(stmts, footprint.Statement{Kind: footprint.DML, Reads: reads, Writes: writes})
 		}
 		// Planning a statement locks what it names until the
 		// transaction ends, run or not.

@@ -836,7 +836,9 @@ func (c *Classifier) explain(ctx context.Context, sql string) (map[string]any, e
 	var n int
 	var timeParams bool
 	if err := c.conn.QueryRow(ctx, `SELECT cardinality(parameter_types),
-		EXISTS (SELECT 1 FROM unnest(parameter_types) t WHERE t::text ~ '^(timestamp|date|time)')
+		EXISTS (SELECT 1 FROM unnest(parameter_types) p JOIN pg_type t ON t.oid = p
+		  LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A'
+		  WHERE COALESCE(e.typcategory, t.typcategory) = 'D' OR COALESCE(e.typtype, t.typtype) IN ('d', 'r', 'm', 'c') OR COALESCE(e.oid, t.oid) >= 16384)
 		FROM pg_prepared_statements WHERE name = 'interleave_footprint'`).Scan(&n, &timeParams); err != nil {
 		return nil, err
 	}
