@@ -44,6 +44,19 @@ const rsLoopback = `CREATE EXTENSION postgres_fdw;
 		CREATE USER MAPPING FOR CURRENT_USER SERVER loop;
 		`
 
+// wwBig: a table of 1,100 pages (one row a page; the dropped column keeps
+// the rows wide on disk and short in print), above a quarter of the test
+// servers' shared_buffers (32MB), so that its sequential scans are
+// synchronized (synchronize_seqscans): a scan starts at the page where the
+// last one that stopped early reported itself.
+const wwBig = `CREATE TABLE big (id int PRIMARY KEY, pad text NOT NULL) WITH (fillfactor = 10, parallel_workers = 0);
+		INSERT INTO big SELECT g, repeat('x', 800) FROM generate_series(1, 1100) g; ALTER TABLE big DROP COLUMN pad;`
+
+// wwJoin: a join whose plan, by b's size, is a nested loop reading a by
+// its index (one row) or a hash join reading all of a.
+const wwJoin = `CREATE TABLE a (id int PRIMARY KEY, k int NOT NULL, v int NOT NULL); CREATE INDEX ON a (k);
+		INSERT INTO a SELECT g, g, CASE WHEN g = 999 THEN 0 ELSE 1 END FROM generate_series(1, 1000) g;
+		CREATE TABLE b (id int PRIMARY KEY, k int NOT NULL); INSERT INTO b VALUES (1, 1); ANALYZE a, b;`
 const pruneSetup = `CREATE TABLE other (x int); CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL, pad text);
 	INSERT INTO t SELECT g, 0, repeat('x', 1050) FROM generate_series(1, 6) g; INSERT INTO t VALUES (7, 0, repeat('y', 1700));`
 
@@ -2136,6 +2149,29 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			{simple("CREATE TABLE s2.w1 (v int)")},
 			{simple("SET search_path = s2, public"), simple("INSERT INTO w1 (v) VALUES (1)")},
 			{simple("SELECT last_value, is_called FROM sq")}}},
+		// Review WW: which error a statement raises.
+		{Name: "ww-blind-count-placeholder-error-plan-by-size", Setup: wwJoin, Actors: [][]Step{
+			{keep("SELECT count(s.x) FROM b LEFT JOIN (SELECT k, CASE WHEN v = 0 THEN 1 / v ELSE 0 END AS x FROM a) s ON s.k = b.k")},
+			{q("BEGIN"), q("INSERT INTO b SELECT g, g FROM generate_series(10, 3000) g"), q("ROLLBACK")}}},
+		{Name: "ww-blind-count-placeholder-error-failed-insert", Setup: wwJoin, Actors: [][]Step{
+			{keep("SELECT count(s.x) FROM b LEFT JOIN (SELECT k, CASE WHEN v = 0 THEN 1 / v ELSE 0 END AS x FROM a) s ON s.k = b.k")},
+			{keep("INSERT INTO b SELECT g, CASE WHEN g = 3000 THEN NULL ELSE g END FROM generate_series(10, 3000) g")}}},
+		{Name: "ww-blind-initplan-placeholder-error-plan-by-size", Setup: wwJoin, Actors: [][]Step{
+			{keep("SELECT (SELECT count(s.x) FROM b LEFT JOIN (SELECT k, CASE WHEN v = 0 THEN 1 / v ELSE 0 END AS x FROM a) s ON s.k = b.k), (SELECT count(*) FROM a)")},
+			{q("BEGIN"), q("INSERT INTO b SELECT g, g FROM generate_series(10, 3000) g"), q("ROLLBACK")}}},
+		{Name: "ww-keyed-read-initplan-param-other-row", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (2, 5); CREATE TABLE u (w int NOT NULL); INSERT INTO u VALUES (0);", Actors: [][]Step{
+			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off"), keep("SELECT v FROM t WHERE v = (SELECT 1 / w FROM u) AND id = 1")},
+			{q("DELETE FROM t WHERE id = 2")}}},
+		{Name: "ww-blind-count-error-order-three", Setup: accts, Actors: [][]Step{
+			{keep("SELECT count(CASE WHEN bal = 10 THEN 0 WHEN id = 1 THEN 1 / (bal - bal) ELSE ('x' || id)::int END) FROM acct"), q("SELECT count(*) FROM acct WHERE bal = 11")},
+			{q("UPDATE acct SET bal = 11 WHERE id = 1")},
+			{q("UPDATE acct SET bal = 11 WHERE id = 2")}}},
+		{Name: "ww-syncscan-two-reads", Serial: true, Setup: wwBig, Actors: [][]Step{
+			{q("SELECT id FROM big LIMIT 1")},
+			{q("SELECT id FROM big WHERE id + 0 = 600 LIMIT 1")}}},
+		{Name: "ww-syncscan-limit-read-moves-start", Serial: true, Setup: wwBig, Actors: [][]Step{
+			{keep("SELECT 1 / (id - 593) FROM big LIMIT 1")},
+			{q("SELECT id FROM big WHERE id + 0 = 600 LIMIT 1")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

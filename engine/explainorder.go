@@ -41,13 +41,20 @@ func (p *orderPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 	return []int{0}, nil
 }
 
-// withIsolation adds the worker's isolation level (when set) to the
-// start-up options f gives each actor connection.
+// syncScansOff is the start-up option every actor connection and the
+// control connection get: a sequential scan of a relation larger than a
+// quarter of shared_buffers starts where the last scan of it, in any
+// session, reported itself, so two reads that touch nothing else would
+// not commute (cases ww-syncscan-*). A SET of it is a global statement.
+const syncScansOff = "-c synchronize_seqscans=off"
+
+// withIsolation adds the worker's isolation level (when set), and
+// syncScansOff, to the start-up options f gives each actor connection.
 func (w *worker) withIsolation(f func([]string) string) func([]string) string {
-	if w.isolation == "" {
-		return f
+	extra := syncScansOff
+	if w.isolation != "" {
+		extra += " -c default_transaction_isolation=" + strings.ReplaceAll(w.isolation, " ", `\ `)
 	}
-	extra := "-c default_transaction_isolation=" + strings.ReplaceAll(w.isolation, " ", `\ `)
 	return func(params []string) string {
 		base := ""
 		if f != nil {

@@ -39,6 +39,9 @@ func connectControl(ctx context.Context, connString string) (*pgx.Conn, *control
 	if err != nil {
 		return nil, nil, err
 	}
+	// The invariant's scans must not start where an actor's stopped
+	// (syncScansOff).
+	cfg.RuntimeParams["synchronize_seqscans"] = "off"
 	tap := &controlTap{stmts: capture.NewStatements()}
 	cfg.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
 		return pgproto3.NewFrontend(r, tapWriter{w: w, tap: tap})

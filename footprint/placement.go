@@ -592,7 +592,15 @@ var typeWords = map[string]bool{"varying": true, "precision": true, "without": t
 // included), comparisons (= <> < > <= >=, = ANY of an array constant),
 // AND, OR, NOT, IS [NOT] NULL and calls of safeCalls: on the built-in
 // types of the catalogs none of it can raise an error for any row.
-func cannotRaise(expr string) bool {
+func cannotRaise(expr string) bool { return cannotRaiseWith(expr, false) }
+
+// cannotRaiseWith is cannotRaise that also accepts parameters ($n) where
+// params says every InitPlan and SubPlan of the plan cannot raise
+// (paramsCannotRaise): PostgreSQL 15 prints an InitPlan's output as $n,
+// like a Bind parameter, and runs the InitPlan when a condition holding
+// it is first evaluated, on whichever row the plan meets first (case
+// ww-keyed-read-initplan-param-other-row).
+func cannotRaiseWith(expr string, params bool) bool {
 	stmts, ok := lex(expr)
 	if !ok || len(stmts) > 1 {
 		return false
@@ -605,8 +613,12 @@ func cannotRaise(expr string) bool {
 		t := ts[i]
 		switch t.kind {
 		case tokParam:
-			// A parameter's value, converted at Bind or computed by an
-			// InitPlan before any row is read: a value like a constant.
+			// A Bind parameter's value, converted before any row is
+			// read, or a subplan's that cannot raise: a value like a
+			// constant.
+			if !params {
+				return false
+			}
 		case tokString, tokNumber:
 			// A constant, perhaps with its type: 'r'::"char",
 			// '{r,p}'::"char"[].
@@ -707,14 +719,75 @@ var identityLookup = func() map[string]bool {
 // insert) and the session's settings: a condition that may raise an
 // error for some row makes an order-blind statement's outcome depend on
 // more than its rows (case rs-plan-by-rolled-back-size-error).
+//
+// Nor may an expression a node below the top computes for its rows: a
+// join evaluates its inner side's outputs on the rows its plan meets,
+// not only on those that reach the aggregate (case
+// ww-blind-count-placeholder-error-plan-by-size). An aggregate's own
+// outputs are computed on its input rows, which do not depend on the
+// plan once nothing below may raise.
 func conditionsCannotRaise(n map[string]any) bool {
-	for _, key := range conditionKeys {
-		if c, _ := n[key].(string); c != "" && !cannotRaise(c) {
+	params := paramsCannotRaise(n)
+	var walk func(n map[string]any, top bool) bool
+	walk = func(n map[string]any, top bool) bool {
+		for _, key := range conditionKeys {
+			if c, _ := n[key].(string); c != "" && !cannotRaiseWith(c, params) {
+				return false
+			}
+		}
+		if !top && n["Node Type"] != "Aggregate" && !outputsCannotRaise(n, params) {
 			return false
 		}
+		ok := true
+		eachChild(n, func(m map[string]any) { ok = ok && walk(m, false) })
+		return ok
 	}
+	return walk(n, true)
+}
+
+// outputsCannotRaise reports a node whose outputs and sort keys are
+// columns or expressions that cannotRaise.
+func outputsCannotRaise(n map[string]any, params bool) bool {
+	for _, key := range []string{"Output", "Sort Key"} {
+		list, _ := n[key].([]any)
+		for _, o := range list {
+			s, _ := o.(string)
+			if key == "Sort Key" {
+				s = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s, " NULLS FIRST"), " NULLS LAST"), " DESC")
+			}
+			if s != "" && !bareColumn.MatchString(s) && !cannotRaiseWith(s, params) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// paramsCannotRaise reports a plan each of whose InitPlans and SubPlans
+// computes nothing that may raise: its $n are then values like constants.
+func paramsCannotRaise(plan map[string]any) bool {
 	ok := true
-	eachChild(n, func(m map[string]any) { ok = ok && conditionsCannotRaise(m) })
+	var sub func(n map[string]any)
+	sub = func(n map[string]any) {
+		for _, key := range conditionKeys {
+			if c, _ := n[key].(string); c != "" && !cannotRaise(c) {
+				ok = false
+			}
+		}
+		if !outputsCannotRaise(n, false) {
+			ok = false
+		}
+		eachChild(n, sub)
+	}
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if rel, _ := n["Parent Relationship"].(string); rel == "InitPlan" || rel == "SubPlan" {
+			sub(n)
+			return
+		}
+		eachChild(n, walk)
+	}
+	walk(plan)
 	return ok
 }
 

@@ -618,8 +618,9 @@ func withoutIdentityArgs(expr string) string {
 	return identityArg.ReplaceAllString(expr, "$1(object$2")
 }
 
-// bareColumn: an output that is one column, qualified as EXPLAIN prints it.
-var bareColumn = regexp.MustCompile(`^(?:[A-Za-z0-9_$]+|"[^"]+")\.(?:[A-Za-z0-9_$]+|"[^"]+")$`)
+// bareColumn: an output that is one column or a whole row (t.*), as
+// EXPLAIN prints it.
+var bareColumn = regexp.MustCompile(`^(?:(?:[A-Za-z0-9_$]+|"[^"]+")\.)?(?:[A-Za-z0-9_$]+|"[^"]+"|\*)$`)
 
 // plainEquality: a condition that compares two columns, or a column and
 // a constant, for equality and does nothing else.

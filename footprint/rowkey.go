@@ -206,7 +206,7 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 			continue
 		}
 		tmpl := keyOf(ss[0], col)
-		if tmpl == "" || (subplans && tmpl[0] == '$') || !scanCannotRaise(ss[0], col, cat.unsafeCompare) {
+		if tmpl == "" || (subplans && tmpl[0] == '$') || !scanCannotRaise(ss[0], col, cat.unsafeCompare, paramsCannotRaise(plan)) {
 			continue
 		}
 		if out == nil {
@@ -225,7 +225,7 @@ func rowKeys(cat *catalog, plan map[string]any, ts []token) map[string]string {
 // rs-keyed-update-filter-error-other-row).
 // Where the database has columns whose comparisons may raise
 // (unsafeCompareSQL), only the key's own equality is allowed.
-func scanCannotRaise(sn scanNode, col string, unsafe bool) bool {
+func scanCannotRaise(sn scanNode, col string, unsafe, params bool) bool {
 	for _, c := range sn.conds {
 		parts := conjuncts(c)
 		if parts == nil {
@@ -235,7 +235,7 @@ func scanCannotRaise(sn scanNode, col string, unsafe bool) bool {
 			if keyOf(scanNode{alias: sn.alias, conds: []string{part}}, col) != "" {
 				continue
 			}
-			if unsafe || !cannotRaise(part) {
+			if unsafe || !cannotRaiseWith(part, params) {
 				return false
 			}
 		}
