@@ -2172,6 +2172,73 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "ww-syncscan-limit-read-moves-start", Serial: true, Setup: wwBig, Actors: [][]Step{
 			{keep("SELECT 1 / (id - 593) FROM big LIMIT 1")},
 			{q("SELECT id FROM big WHERE id + 0 = 600 LIMIT 1")}}},
+		// Review X (the invariant and the end state).
+		// Review XX: the invariant and the end state.
+		{Name: "xx-inv-relation-size-packing", Setup: "CREATE TABLE t (id int PRIMARY KEY, pad text NOT NULL); ALTER TABLE t ALTER COLUMN pad SET STORAGE PLAIN; INSERT INTO t VALUES (1, 'x'), (2, 'x'), (3, 'x'), (4, 'x');", Observe: []string{"SELECT pg_relation_size('t')"}, Actors: [][]Step{
+			{q("UPDATE t SET pad = repeat('a', 2900) WHERE id = 1"), q("UPDATE t SET pad = repeat('a', 5000) WHERE id = 2")},
+			{q("UPDATE t SET pad = repeat('b', 2900) WHERE id = 3"), q("UPDATE t SET pad = repeat('b', 5000) WHERE id = 4")}}},
+		{Name: "xx-inv-sql-function-scan", Setup: accts + " CREATE FUNCTION f() RETURNS text LANGUAGE sql STABLE AS $$ SELECT string_agg(id::text, ',') FROM acct $$;", Observe: []string{"SELECT f()"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-plpgsql-function-scan", Setup: accts + " CREATE FUNCTION f() RETURNS text LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN (SELECT string_agg(id::text, ',') FROM acct); END $$;", Observe: []string{"SELECT f()"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-cursor-across-queries", Setup: accts, Observe: []string{"SET work_mem = '4MB'; BEGIN; DECLARE c CURSOR FOR SELECT string_agg(id::text, ',') FROM acct", "FETCH c", "SET work_mem = '4MB'; COMMIT"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-partition-parent-scan", Setup: "CREATE TABLE pt (id int PRIMARY KEY, bal int NOT NULL) PARTITION BY RANGE (id); CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (1) TO (100); INSERT INTO pt VALUES (1, 10), (2, 10), (3, 10);", Observe: []string{"SELECT string_agg(id::text, ',') FROM pt"}, Actors: [][]Step{
+			{q("UPDATE pt SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE pt SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-inherit-parent-scan", Setup: "CREATE TABLE ip (id int PRIMARY KEY, bal int NOT NULL); CREATE TABLE ic (PRIMARY KEY (id)) INHERITS (ip); INSERT INTO ic VALUES (1, 10), (2, 10), (3, 10);", Observe: []string{"SELECT string_agg(id::text, ',') FROM ip"}, Actors: [][]Step{
+			{q("UPDATE ic SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE ic SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-temp-table-shadows-after-read", Setup: accts, Observe: []string{"SELECT string_agg(id::text, ',') FROM acct", "SET work_mem = '4MB'; CREATE TEMP TABLE acct (id int)"}, Actors: [][]Step{
+			{q("UPDATE public.acct SET bal = bal + 1 WHERE id = 1")},
+			{q("UPDATE public.acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-drops-trigger", Setup: "CREATE TABLE t1 (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t1 VALUES (1, 0); INSERT INTO t2 VALUES (1, 0); CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE t2 SET v = v + 1 WHERE id = 1; RETURN NULL; END $$; CREATE TRIGGER tg AFTER UPDATE ON t1 FOR EACH ROW EXECUTE FUNCTION bump();", Observe: []string{"SET work_mem = '4MB'; DROP TRIGGER tg ON t1"}, Actors: [][]Step{
+			{q("UPDATE t1 SET v = 1 WHERE id = 1")},
+			{q("SELECT v FROM t2 WHERE id = 1")}}},
+		{Name: "xx-inv-creates-shadow-table", Setup: "CREATE SCHEMA AUTHORIZATION CURRENT_USER; CREATE TABLE public.t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO public.t VALUES (1, 0);", Observe: []string{"SET work_mem = '4MB'; CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL)"}, Actors: [][]Step{
+			{q("UPDATE public.t SET v = v + 1 WHERE id = 1")},
+			{q("SELECT v FROM t WHERE id = 1")}}},
+		{Name: "xx-ctl-trigger", Setup: "CREATE TABLE t1 (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t1 VALUES (1, 0); INSERT INTO t2 VALUES (1, 0); CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE t2 SET v = v + 1 WHERE id = 1; RETURN NULL; END $$; CREATE TRIGGER tg AFTER UPDATE ON t1 FOR EACH ROW EXECUTE FUNCTION bump();", Actors: [][]Step{
+			{q("UPDATE t1 SET v = 1 WHERE id = 1")},
+			{q("SELECT v FROM t2 WHERE id = 1")}}},
+		{Name: "xx-ctl-shadow", Setup: "CREATE SCHEMA AUTHORIZATION CURRENT_USER; CREATE TABLE public.t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO public.t VALUES (1, 0);", Actors: [][]Step{
+			{q("UPDATE public.t SET v = v + 1 WHERE id = 1")},
+			{q("SELECT v FROM t WHERE id = 1")}}},
+		{Name: "xx-inv-temp-table-shadows-actor", Setup: accts, Observe: []string{"SET work_mem = '4MB'; CREATE TEMP TABLE acct (id int PRIMARY KEY, bal int NOT NULL)"}, Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("SELECT bal FROM public.acct WHERE id = 1")}}},
+		{Name: "xx-setup-temp-table-shadows-actor", Setup: accts + " CREATE TEMP TABLE acct (id int PRIMARY KEY, bal int NOT NULL);", Actors: [][]Step{
+			{q("UPDATE acct SET bal = bal + 1 WHERE id = 1")},
+			{q("SELECT bal FROM public.acct WHERE id = 1")}}},
+		{Name: "xx-inv-session-authorization", Setup: rgRoleSchemas + " CREATE TABLE public.accounts (id int PRIMARY KEY, bal int); INSERT INTO public.accounts VALUES (1, 0);", Observe: []string{"SET SESSION AUTHORIZATION interleave_rg_alice"}, Actors: [][]Step{
+			{q("UPDATE accounts SET bal = bal + 1 WHERE id = 1")},
+			{q("SELECT bal FROM public.accounts WHERE id = 1")}}},
+		{Name: "xx-inv-reads-created-table-order", Setup: "CREATE TABLE z (id int);", Observe: []string{"SELECT string_agg(id::text, ',') FROM x"}, Actors: [][]Step{
+			{q("CREATE TABLE x (id int PRIMARY KEY, v int NOT NULL)"), q("INSERT INTO x VALUES (1, 0), (2, 0), (3, 0)"), q("UPDATE x SET v = 1 WHERE id = 1")},
+			{sk("UPDATE x SET v = 2 WHERE id = 2")}}},
+		{Name: "xx-inv-search-path-reset", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10), (3, 10); CREATE TABLE acct (id int PRIMARY KEY);",
+			Observe: []string{"SET search_path = s2", "SELECT string_agg(id::text, ',') FROM acct", "SET work_mem = '4MB'; RESET search_path"}, Actors: [][]Step{
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-set-local-search-path", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10), (3, 10); CREATE TABLE acct (id int PRIMARY KEY);",
+			Observe: []string{"SET work_mem = '4MB'; BEGIN; SET LOCAL search_path = s2", "SELECT string_agg(id::text, ',') FROM acct", "SET work_mem = '4MB'; COMMIT"}, Actors: [][]Step{
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-set-config-then-reset", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 10), (2, 10), (3, 10); CREATE TABLE acct (id int PRIMARY KEY);",
+			Observe: []string{"SELECT set_config('search_path', 's2', false)", "SELECT string_agg(id::text, ',') FROM acct", "SET work_mem = '4MB'; RESET search_path"}, Actors: [][]Step{
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE s2.acct SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-set-role-then-reset", Setup: rgRoleSchemas + " INSERT INTO interleave_rg_alice.accounts VALUES (2, 100), (3, 100); CREATE TABLE public.accounts (id int PRIMARY KEY, bal int);",
+			Observe: []string{"SET ROLE interleave_rg_alice", "SELECT string_agg(id::text, ',') FROM accounts", "SET work_mem = '4MB'; RESET ROLE"}, Actors: [][]Step{
+				{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 2")}}},
+		{Name: "xx-inv-session-authorization-then-reset", Setup: rgRoleSchemas + " INSERT INTO interleave_rg_alice.accounts VALUES (2, 100), (3, 100); CREATE TABLE public.accounts (id int PRIMARY KEY, bal int);",
+			Observe: []string{"SET SESSION AUTHORIZATION interleave_rg_alice", "SELECT string_agg(id::text, ',') FROM accounts", "SET work_mem = '4MB'; RESET SESSION AUTHORIZATION"}, Actors: [][]Step{
+				{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 1")},
+				{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 2")}}},
 	}, append(protoCases(), appCases()...)...)
 }
 

@@ -119,6 +119,14 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	for _, ev := range fps {
 		checkSchema = checkSchema || ev.Global
 	}
+	// The invariant runs before the classification, on the same
+	// connection: a DROP TRIGGER or a CREATE TABLE in it changes the
+	// catalogs the actors' statements are classified against (cases
+	// xx-inv-drops-trigger, xx-inv-creates-shadow-table). Anything but
+	// SELECT, SHOW and SET in it is checked.
+	for _, sql := range r.InvariantSQL {
+		checkSchema = checkSchema || invariantMayChangeSchema(sql)
+	}
 	if checkSchema {
 		after, err := fingerprint.SchemaLines(ctx, w.control)
 		if err != nil || !w.schemaKnown || !onlyCreated(w.setupSchema, after, created) {
@@ -487,6 +495,15 @@ func (w *worker) controlSessionChanged(ctx context.Context) (bool, error) {
 			changed = true
 		}
 	}
+	// A temporary relation the setup or the invariant left in the control
+	// session would shadow the actors' tables in its classification
+	// (cases xx-setup-temp-table-shadows-actor,
+	// xx-inv-temp-table-shadows-actor): DISCARD ALL drops it.
+	var temp bool
+	if err := w.control.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relnamespace = pg_my_temp_schema())").Scan(&temp); err != nil {
+		return false, err
+	}
+	changed = changed || temp
 	if changed {
 		if err := w.control.PgConn().Exec(ctx, "DISCARD ALL").Close(); err != nil {
 			return true, err
@@ -496,6 +513,13 @@ func (w *worker) controlSessionChanged(ctx context.Context) (bool, error) {
 		}
 	}
 	return changed, nil
+}
+
+// invariantMayChangeSchema reports invariant SQL that is not only
+// SELECT, SHOW, SET, RESET and transaction control with no call of a
+// function (which may run DDL), or a text that does not lex.
+func invariantMayChangeSchema(sql string) bool {
+	return sql != "" && (footprint.ChangesSchema(sql) || !footprint.ReadOnlyText(sql))
 }
 
 // invariantPlacement returns the relations the attempt's invariant read
@@ -509,6 +533,11 @@ func invariantPlacement(ctx context.Context, cls *footprint.Classifier, r *attem
 	for _, sql := range r.InvariantSQL {
 		if footprint.HarmlessSession(sql) {
 			continue // SHOW, a SET of work_mem: no relation, no name
+		}
+		if footprint.ChangesSession(sql) {
+			// What it read after the SET is not what the classifier's
+			// session would read, whatever it set back after.
+			return nil, true
 		}
 		rs, a := cls.PlacementReads(ctx, sql)
 		if a {

@@ -83,6 +83,73 @@ func HarmlessSession(sql string) bool {
 	return false
 }
 
+// ChangesSession reports SQL holding a SET, RESET or DISCARD that
+// HarmlessSession would not accept alone (search_path, a role, session
+// authorization, SET LOCAL of either): statements after it ran in a
+// session the classifier does not follow, even if a later RESET or
+// COMMIT undid it (cases xx-inv-search-path-reset, xx-inv-set-role-...).
+func ChangesSession(sql string) bool {
+	stmts, ok := lex(sql)
+	if !ok {
+		return true
+	}
+	for _, ts := range stmts {
+		if len(ts) == 0 || ts[0].kind != tokWord {
+			continue
+		}
+		switch ts[0].text {
+		case "set", "reset", "discard":
+			if !HarmlessSession(untokenize(ts)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readOnlyWords are the first words of statements ReadOnlyText accepts,
+// and parenKeywords words that may stand before a parenthesis without
+// calling a function.
+var (
+	readOnlyWords = map[string]bool{"select": true, "with": true, "values": true, "table": true, "show": true, "set": true, "reset": true,
+		"begin": true, "start": true, "commit": true, "end": true, "rollback": true, "abort": true}
+	parenKeywords = map[string]bool{"in": true, "exists": true, "any": true, "all": true, "some": true, "values": true, "coalesce": true,
+		"nullif": true, "greatest": true, "least": true, "cast": true, "row": true, "array": true, "filter": true, "over": true, "as": true,
+		"from": true, "not": true, "and": true, "or": true, "on": true, "using": true, "select": true, "lateral": true, "join": true,
+		"where": true, "by": true, "then": true, "else": true, "when": true, "is": true, "distinct": true, "within": true}
+)
+
+// ReadOnlyText reports SQL whose every statement is a query, SHOW, SET,
+// RESET or transaction control, calling no function but catalogFree's:
+// it cannot change the schema (a function might run DDL).
+func ReadOnlyText(sql string) bool {
+	stmts, ok := lex(sql)
+	if !ok {
+		return false
+	}
+	for _, ts := range stmts {
+		if len(ts) == 0 || ts[0].kind != tokWord || !readOnlyWords[ts[0].text] || selectInto(ts) {
+			return false
+		}
+		for i := 0; i+1 < len(ts); i++ {
+			if ts[i+1].kind != tokPunct || ts[i+1].text != "(" {
+				continue
+			}
+			t := ts[i]
+			if t.kind == tokWord && parenKeywords[t.text] || t.kind == tokPunct {
+				continue
+			}
+			if (t.kind == tokWord || t.kind == tokQuoted) && catalogFreeFunction(t.text) {
+				continue
+			}
+			if t.kind == tokWord || t.kind == tokQuoted {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // HarmlessSetting is harmlessParam for the engine: a setting that changes
 // neither what a statement names nor what its literals mean.
 func HarmlessSetting(name string) bool { return harmlessParam(strings.ToLower(name)) }
