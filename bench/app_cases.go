@@ -453,144 +453,13 @@ func appCases() []Case {
 				}}},
 		// Review VV: the application passes the time as the text 'now'
 		// (lib/pq sends every parameter as text): the Bind's input
-		// function reads the clock, and no plan shows it.
-		{Name: "app-libpq-now-parameter", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
-			Funcs: []func(ctx context.Context, cs string) (any, error){
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					db, err := sql.Open("postgres", cs)
-					if err != nil {
-						return nil, err
-					}
-					defer db.Close()
-					db.SetMaxOpenConns(1)
-					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES ($1)", "now")
-					l.add("ins %d %s", n, errCode(err))
-					var b *bool
-					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
-					if b == nil {
-						l.add("cmp null %s", errCode(err))
-					} else {
-						l.add("cmp %v %s", *b, errCode(err))
-					}
-					return l.out(), nil
-				},
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					c, err := pgxConnect(ctx, cs)
-					if err != nil {
-						return nil, err
-					}
-					defer c.Close(ctx)
-					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
-					l.add("ins %d %s", n, errCode(err))
-					return l.out(), nil
-				}}},
-		// Review VV: lib/pq sends every parameter as text; the text 'now'
-		// bound to a parameter of a domain over timestamptz is read as the clock by the
-		// Bind's input function (only date and time parameter types count).
-		{Name: "app-libpq-now-domain-parameter", Setup: `CREATE SCHEMA x; CREATE DOMAIN x.stamp AS timestamptz; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
-			Funcs: []func(ctx context.Context, cs string) (any, error){
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					db, err := sql.Open("postgres", cs)
-					if err != nil {
-						return nil, err
-					}
-					defer db.Close()
-					db.SetMaxOpenConns(1)
-					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES ($1::x.stamp)", "now")
-					l.add("ins %d %s", n, errCode(err))
-					var b *bool
-					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
-					if b == nil {
-						l.add("cmp null %s", errCode(err))
-					} else {
-						l.add("cmp %v %s", *b, errCode(err))
-					}
-					return l.out(), nil
-				},
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					c, err := pgxConnect(ctx, cs)
-					if err != nil {
-						return nil, err
-					}
-					defer c.Close(ctx)
-					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
-					l.add("ins %d %s", n, errCode(err))
-					return l.out(), nil
-				}}},
-		// Review VV: lib/pq sends every parameter as text; the text 'now'
-		// bound to a parameter of a range of timestamptz is read as the clock by the
-		// Bind's input function (only date and time parameter types count).
-		{Name: "app-libpq-now-range-parameter", Setup: `CREATE SCHEMA x; CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
-			Funcs: []func(ctx context.Context, cs string) (any, error){
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					db, err := sql.Open("postgres", cs)
-					if err != nil {
-						return nil, err
-					}
-					defer db.Close()
-					db.SetMaxOpenConns(1)
-					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES (lower($1::tstzrange))", "[now,infinity)")
-					l.add("ins %d %s", n, errCode(err))
-					var b *bool
-					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
-					if b == nil {
-						l.add("cmp null %s", errCode(err))
-					} else {
-						l.add("cmp %v %s", *b, errCode(err))
-					}
-					return l.out(), nil
-				},
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					c, err := pgxConnect(ctx, cs)
-					if err != nil {
-						return nil, err
-					}
-					defer c.Close(ctx)
-					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
-					l.add("ins %d %s", n, errCode(err))
-					return l.out(), nil
-				}}},
-		// Review VV: lib/pq sends every parameter as text; the text 'now'
-		// bound to a parameter of a composite type with a timestamptz field is read as the clock by the
-		// Bind's input function (only date and time parameter types count).
-		{Name: "app-libpq-now-composite-parameter", Setup: `CREATE SCHEMA x; CREATE TYPE x.ev AS (t timestamptz); CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);`,
-			Funcs: []func(ctx context.Context, cs string) (any, error){
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					db, err := sql.Open("postgres", cs)
-					if err != nil {
-						return nil, err
-					}
-					defer db.Close()
-					db.SetMaxOpenConns(1)
-					n, err := sqlExec(ctx, db, "INSERT INTO x.ta VALUES (($1::x.ev).t)", "(now)")
-					l.add("ins %d %s", n, errCode(err))
-					var b *bool
-					err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
-					if b == nil {
-						l.add("cmp null %s", errCode(err))
-					} else {
-						l.add("cmp %v %s", *b, errCode(err))
-					}
-					return l.out(), nil
-				},
-				func(ctx context.Context, cs string) (any, error) {
-					var l appLog
-					c, err := pgxConnect(ctx, cs)
-					if err != nil {
-						return nil, err
-					}
-					defer c.Close(ctx)
-					n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
-					l.add("ins %d %s", n, errCode(err))
-					return l.out(), nil
-				}}},
+		// function reads the clock, and no plan shows it; so it does
+		// through a domain, a range or a composite type (only date and
+		// time parameter types counted).
+		libpqNowCase("app-libpq-now-parameter", "", "INSERT INTO x.ta VALUES ($1)", "now"),
+		libpqNowCase("app-libpq-now-domain-parameter", "CREATE DOMAIN x.stamp AS timestamptz;", "INSERT INTO x.ta VALUES ($1::x.stamp)", "now"),
+		libpqNowCase("app-libpq-now-range-parameter", "", "INSERT INTO x.ta VALUES (lower($1::tstzrange))", "[now,infinity)"),
+		libpqNowCase("app-libpq-now-composite-parameter", "CREATE TYPE x.ev AS (t timestamptz);", "INSERT INTO x.ta VALUES (($1::x.ev).t)", "(now)"),
 		// Review VV: the same Parse-time clock in a read: a session
 		// counts the rows that expired before 'now', a literal pgx's
 		// prepare round trip evaluates with the actor's previous statement.
@@ -693,4 +562,42 @@ func appCases() []Case {
 					return l.out(), nil
 				}}},
 	}
+}
+
+// libpqNowCase (review V): one actor inserts the time through lib/pq's
+// text parameter arg of insert (into x.ta, after the setup's extra
+// types) and compares it with the other actor's now() in x.tb.
+func libpqNowCase(name, types, insert, arg string) Case {
+	return Case{Name: name, Setup: "CREATE SCHEMA x; " + types + " CREATE TABLE x.ta (t timestamptz); CREATE TABLE x.tb (t timestamptz);",
+		Funcs: []func(ctx context.Context, cs string) (any, error){
+			func(ctx context.Context, cs string) (any, error) {
+				var l appLog
+				db, err := sql.Open("postgres", cs)
+				if err != nil {
+					return nil, err
+				}
+				defer db.Close()
+				db.SetMaxOpenConns(1)
+				n, err := sqlExec(ctx, db, insert, arg)
+				l.add("ins %d %s", n, errCode(err))
+				var b *bool
+				err = db.QueryRowContext(ctx, "SELECT (SELECT t FROM x.ta) < (SELECT t FROM x.tb)").Scan(&b)
+				if b == nil {
+					l.add("cmp null %s", errCode(err))
+				} else {
+					l.add("cmp %v %s", *b, errCode(err))
+				}
+				return l.out(), nil
+			},
+			func(ctx context.Context, cs string) (any, error) {
+				var l appLog
+				c, err := pgxConnect(ctx, cs)
+				if err != nil {
+					return nil, err
+				}
+				defer c.Close(ctx)
+				n, err := pgxExec(ctx, c, "INSERT INTO x.tb VALUES (now())")
+				l.add("ins %d %s", n, errCode(err))
+				return l.out(), nil
+			}}}
 }
