@@ -3,6 +3,10 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -2239,6 +2243,31 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			Observe: []string{"SET SESSION AUTHORIZATION interleave_rg_alice", "SELECT string_agg(id::text, ',') FROM accounts", "SET work_mem = '4MB'; RESET SESSION AUTHORIZATION"}, Actors: [][]Step{
 				{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 1")},
 				{q("UPDATE interleave_rg_alice.accounts SET bal = bal + 1 WHERE id = 2")}}},
+		// Review YY: the rules of review W and X.
+		{Name: "yy-keyed-read-initplan-cardinality-other-row", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t VALUES (2, 5); CREATE TABLE u (w int NOT NULL); INSERT INTO u VALUES (0), (0);", Actors: [][]Step{
+			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off"), keep("SELECT v FROM t WHERE v = (SELECT w FROM u) AND id = 1")},
+			{q("DELETE FROM t WHERE id = 2")}}},
+		{Name: "yy-blind-count-values-scan-plan-by-size", Setup: wwJoin, Actors: [][]Step{
+			{keep("SELECT count(s.x) FROM b LEFT JOIN (SELECT a.k, v.x FROM a CROSS JOIN LATERAL (VALUES (CASE WHEN a.v = 0 THEN 1 / a.v ELSE 0 END), (1)) v(x)) s ON s.k = b.k")},
+			{q("BEGIN"), q("INSERT INTO b SELECT g, g FROM generate_series(10, 30000) g"), q("ROLLBACK")}}},
+		{Name: "yy-syncscan-startup-param", Serial: true, Setup: wwBig,
+			Funcs: []func(ctx context.Context, cs string) (any, error){yySyncRead("SELECT id FROM big LIMIT 1"), yySyncRead("SELECT id FROM big WHERE id + 0 = 600 LIMIT 1")}},
+		{Name: "yy-inv-catalog-free-name-drops-trigger", Setup: "CREATE TABLE t1 (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t1 VALUES (1, 0); INSERT INTO t2 VALUES (1, 0); CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE t2 SET v = v + 1 WHERE id = 1; RETURN NULL; END $$; CREATE TRIGGER tg AFTER UPDATE ON t1 FOR EACH ROW EXECUTE FUNCTION bump(); CREATE FUNCTION public.lower(int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN DROP TRIGGER tg ON t1; RETURN 1; END $$;", Observe: []string{"SELECT lower(1)"}, Actors: [][]Step{
+			{q("UPDATE t1 SET v = 1 WHERE id = 1")},
+			{q("SELECT v FROM t2 WHERE id = 1")}}},
+		{Name: "yy-inv-view-drops-trigger", Setup: "CREATE TABLE t1 (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t1 VALUES (1, 0); INSERT INTO t2 VALUES (1, 0); CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE t2 SET v = v + 1 WHERE id = 1; RETURN NULL; END $$; CREATE TRIGGER tg AFTER UPDATE ON t1 FOR EACH ROW EXECUTE FUNCTION bump(); CREATE FUNCTION dropper() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DROP TRIGGER tg ON t1; RETURN 1; END $$; CREATE VIEW vd AS SELECT dropper() AS x;", Observe: []string{"SELECT x FROM vd"}, Actors: [][]Step{
+			{q("UPDATE t1 SET v = 1 WHERE id = 1")},
+			{q("SELECT v FROM t2 WHERE id = 1")}}},
+		{Name: "yy-blind-sum-tablesample-placement", Setup: "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t SELECT g, 0 FROM generate_series(1, 6) g;", Actors: [][]Step{
+			{q("UPDATE t SET v = 1 WHERE id = 1")},
+			{q("UPDATE t SET v = 1 WHERE id = 2"), q("SELECT sum(id) FROM t TABLESAMPLE BERNOULLI (50) REPEATABLE (3)")}}},
+		{Name: "yy-blind-count-values-scan-semi-join-placement", Setup: "CREATE TABLE a (id int PRIMARY KEY, v int NOT NULL); INSERT INTO a VALUES (2, 1), (3, 0); CREATE TABLE b (id int PRIMARY KEY); INSERT INTO b VALUES (1);", Actors: [][]Step{
+			{q("UPDATE a SET v = v WHERE id = 2")},
+			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off"), q("UPDATE a SET v = v WHERE id = 3"), keep("SELECT count(*) FROM b WHERE EXISTS (SELECT 1 FROM a CROSS JOIN LATERAL (VALUES (CASE WHEN a.v = 0 THEN 1 / a.v ELSE 0 END), (1)) x(y) WHERE a.id > b.id)")}}},
+		{Name: "yy-startup-named-beats-options-search-path", Setup: "CREATE SCHEMA s2; CREATE TABLE s2.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO s2.acct VALUES (1, 0); CREATE TABLE public.acct (id int PRIMARY KEY, bal int NOT NULL); INSERT INTO public.acct VALUES (1, 0);",
+			Funcs: []func(ctx context.Context, cs string) (any, error){
+				yyRawRun([]string{"search_path", "s2", "options", "-c search_path=public"}, "UPDATE acct SET bal = bal + 1 WHERE id = 1 RETURNING bal"),
+				yyParamsRun(nil, "SELECT bal FROM s2.acct WHERE id = 1")}},
 	}, append(protoCases(), appCases()...)...)
 }
 
@@ -2265,3 +2294,110 @@ const rgRoleSchemas = `DO $$ BEGIN CREATE ROLE interleave_rg_alice SUPERUSER; EX
 		CREATE SCHEMA interleave_rg_alice; CREATE SCHEMA interleave_rg_bob;
 		CREATE TABLE interleave_rg_alice.accounts (id int PRIMARY KEY, bal int); CREATE TABLE interleave_rg_bob.accounts (id int PRIMARY KEY, bal int);
 		INSERT INTO interleave_rg_alice.accounts VALUES (1, 100); INSERT INTO interleave_rg_bob.accounts VALUES (1, 200);`
+
+// yySyncRead connects with synchronize_seqscans sent by name in the
+// start-up packet (after the proxy's options) and runs one query.
+func yySyncRead(sql string) func(ctx context.Context, cs string) (any, error) {
+	return func(ctx context.Context, cs string) (any, error) {
+		cfg, err := pgx.ParseConfig(cs)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RuntimeParams["synchronize_seqscans"] = "on"
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		var id int
+		err = c.QueryRow(ctx, sql).Scan(&id)
+		return fmt.Sprintf("%d %v", id, err), nil
+	}
+}
+
+// yyParamsRun connects with the given start-up parameters and runs one
+// query returning one int.
+func yyParamsRun(params map[string]string, sql string) func(ctx context.Context, cs string) (any, error) {
+	return func(ctx context.Context, cs string) (any, error) {
+		cfg, err := pgx.ParseConfig(cs)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range params {
+			cfg.RuntimeParams[k] = v
+		}
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close(ctx)
+		var n int
+		err = c.QueryRow(ctx, sql).Scan(&n)
+		return fmt.Sprintf("%d %v", n, err), nil
+	}
+}
+
+// yyRawRun sends a start-up packet with params in this order (pgx sends
+// a map, in random order), then one simple Query, and returns its first
+// value or error.
+func yyRawRun(params []string, sql string) func(ctx context.Context, cs string) (any, error) {
+	return func(ctx context.Context, cs string) (any, error) {
+		cfg, err := pgx.ParseConfig(cs)
+		if err != nil {
+			return nil, err
+		}
+		conn, err := net.Dial("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+		b := []byte{0, 0, 0, 0, 0, 3, 0, 0}
+		all := append([]string{"user", cfg.User, "database", cfg.Database}, params...)
+		for _, x := range all {
+			b = append(append(b, x...), 0)
+		}
+		b = append(b, 0)
+		binary.BigEndian.PutUint32(b[0:4], uint32(len(b)))
+		if _, err := conn.Write(b); err != nil {
+			return nil, err
+		}
+		fe := pgproto3.NewFrontend(conn, conn)
+		for {
+			m, err := fe.Receive()
+			if err != nil {
+				return nil, err
+			}
+			switch m := m.(type) {
+			case *pgproto3.ErrorResponse:
+				return nil, fmt.Errorf("start-up: %s", m.Message)
+			case *pgproto3.AuthenticationOk, *pgproto3.ParameterStatus, *pgproto3.BackendKeyData:
+				continue
+			case *pgproto3.ReadyForQuery:
+			default:
+				return nil, fmt.Errorf("start-up: unexpected %T", m)
+			}
+			break
+		}
+		fe.Send(&pgproto3.Query{String: sql})
+		if err := fe.Flush(); err != nil {
+			return nil, err
+		}
+		out := ""
+		for {
+			m, err := fe.Receive()
+			if err != nil {
+				return nil, err
+			}
+			switch m := m.(type) {
+			case *pgproto3.DataRow:
+				out += string(m.Values[0]) + ";"
+			case *pgproto3.ErrorResponse:
+				out += "ERROR " + m.Code + ";"
+			case *pgproto3.ReadyForQuery:
+				fe.Send(&pgproto3.Terminate{})
+				_ = fe.Flush()
+				return out, nil
+			}
+		}
+	}
+}

@@ -123,7 +123,7 @@ func (w *worker) reductionTrace(ctx context.Context, r *attemptResult) *search.T
 	// connection: a DROP TRIGGER or a CREATE TABLE in it changes the
 	// catalogs the actors' statements are classified against (cases
 	// xx-inv-drops-trigger, xx-inv-creates-shadow-table). Anything but
-	// SELECT, SHOW and SET in it is checked.
+	// SHOW and a harmless SET in it is checked.
 	for _, sql := range r.InvariantSQL {
 		checkSchema = checkSchema || invariantMayChangeSchema(sql)
 	}
@@ -515,11 +515,11 @@ func (w *worker) controlSessionChanged(ctx context.Context) (bool, error) {
 	return changed, nil
 }
 
-// invariantMayChangeSchema reports invariant SQL that is not only
-// SELECT, SHOW, SET, RESET and transaction control with no call of a
-// function (which may run DDL), or a text that does not lex.
+// invariantMayChangeSchema reports invariant SQL other than SHOW and a
+// harmless SET: any query may call a user function, read a view or cast
+// to a type whose code runs DDL (review Y), so the schema is compared.
 func invariantMayChangeSchema(sql string) bool {
-	return sql != "" && (footprint.ChangesSchema(sql) || !footprint.ReadOnlyText(sql))
+	return sql != "" && !footprint.HarmlessSession(sql)
 }
 
 // invariantPlacement returns the relations the attempt's invariant read

@@ -80,6 +80,10 @@ func (c *Classifier) Defaults(ctx context.Context, params []string) Vals {
 	}
 	user := ""
 	startup := map[string]string{}
+	// PostgreSQL applies the options' switches first and the parameters
+	// sent by name after them, whatever their order in the packet (case
+	// yy-startup-named-beats-options-search-path).
+	named := map[string]string{}
 	for i := 0; i+1 < len(params); i += 2 {
 		name, val := strings.ToLower(params[i]), params[i+1]
 		switch name {
@@ -94,8 +98,17 @@ func (c *Classifier) Defaults(ctx context.Context, params []string) Vals {
 				startup[k] = x
 			}
 		default:
-			startup[name] = val
+			named[name] = val
 		}
+	}
+	for k, x := range named {
+		startup[k] = x
+	}
+	if x, ok := startup["synchronize_seqscans"]; ok && !offValue(x) {
+		// The engine starts every connection with it off; a client that
+		// turns it on by name makes two reads of a large relation depend
+		// on their order (case yy-syncscan-startup-param).
+		v.Unknown = "the session turns synchronize_seqscans on"
 	}
 	set := c.roleSettings(ctx, user)
 	for k, x := range startup {
@@ -381,6 +394,15 @@ func ChangesSchema(sql string) bool {
 		if changesSchema(ts) {
 			return true
 		}
+	}
+	return false
+}
+
+// offValue reports a boolean setting's value that means off.
+func offValue(x string) bool {
+	switch strings.ToLower(strings.TrimSpace(x)) {
+	case "off", "false", "no", "0", "of", "f", "n":
+		return true
 	}
 	return false
 }
