@@ -2126,6 +2126,7 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 		{Name: "uu-total-order-alias-shadows-key", Serial: true, Setup: "CREATE TABLE t4 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t4 SELECT g, 0 FROM generate_series(1, 1000) g; ANALYZE t4;", Actors: [][]Step{
 			{q("UPDATE t4 SET v = 1 WHERE id = 1")},
 			{simple("SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off"), q("UPDATE t4 SET v = 2 WHERE id = 2"), q("SELECT id AS k, v, 0 AS id FROM t4 WHERE id BETWEEN 1 AND 3 ORDER BY id")}}},
+		// uu-create-default-regclass-literal: the word regclass leaves every attempt unjudged (0 classes): a record, not evidence.
 		{Name: "uu-create-default-regclass-literal", Actors: [][]Step{
 			{q("CREATE TABLE w2 (id int)")},
 			{keep("CREATE TABLE x (a oid DEFAULT 'w2'::regclass)")}}},
@@ -2252,9 +2253,11 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation 
 			{q("BEGIN"), q("INSERT INTO b SELECT g, g FROM generate_series(10, 30000) g"), q("ROLLBACK")}}},
 		{Name: "yy-syncscan-startup-param", Serial: true, Setup: wwBig,
 			Funcs: []func(ctx context.Context, cs string) (any, error){yySyncRead("SELECT id FROM big LIMIT 1"), yySyncRead("SELECT id FROM big WHERE id + 0 = 600 LIMIT 1")}},
+		// yy-inv-catalog-free-name-drops-trigger: every attempt is unjudged here (0 classes): a record of the shape, not evidence.
 		{Name: "yy-inv-catalog-free-name-drops-trigger", Setup: "CREATE TABLE t1 (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t1 VALUES (1, 0); INSERT INTO t2 VALUES (1, 0); CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE t2 SET v = v + 1 WHERE id = 1; RETURN NULL; END $$; CREATE TRIGGER tg AFTER UPDATE ON t1 FOR EACH ROW EXECUTE FUNCTION bump(); CREATE FUNCTION public.lower(int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN DROP TRIGGER tg ON t1; RETURN 1; END $$;", Observe: []string{"SELECT lower(1)"}, Actors: [][]Step{
 			{q("UPDATE t1 SET v = 1 WHERE id = 1")},
 			{q("SELECT v FROM t2 WHERE id = 1")}}},
+		// yy-inv-view-drops-trigger: every attempt is unjudged here (0 classes): a record of the shape, not evidence.
 		{Name: "yy-inv-view-drops-trigger", Setup: "CREATE TABLE t1 (id int PRIMARY KEY, v int NOT NULL); CREATE TABLE t2 (id int PRIMARY KEY, v int NOT NULL); INSERT INTO t1 VALUES (1, 0); INSERT INTO t2 VALUES (1, 0); CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE t2 SET v = v + 1 WHERE id = 1; RETURN NULL; END $$; CREATE TRIGGER tg AFTER UPDATE ON t1 FOR EACH ROW EXECUTE FUNCTION bump(); CREATE FUNCTION dropper() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DROP TRIGGER tg ON t1; RETURN 1; END $$; CREATE VIEW vd AS SELECT dropper() AS x;", Observe: []string{"SELECT x FROM vd"}, Actors: [][]Step{
 			{q("UPDATE t1 SET v = 1 WHERE id = 1")},
 			{q("SELECT v FROM t2 WHERE id = 1")}}},
