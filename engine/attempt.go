@@ -150,7 +150,7 @@ func (w *worker) run(ctx context.Context, sc *Scenario, policy sched.Policy, vic
 			sessions = w.sessionsFor(i)
 		}
 		p, err := netproxy.Listen(netproxy.Config{Dial: w.env.dialer(), Gate: w.gateFor(at.Gate(i), i), Profile: w.env.opts.Proxy.Protocol, Recorder: w.capture.Recorder(i), MaxMessage: w.env.opts.Proxy.MaxMessage,
-			OptionsFor: w.withIsolation(w.victimOptions(actx, rank[i], sc.Actors[i].Name)), Sessions: sessions, SessionTag: tag})
+			OptionsFor: w.withStartOptions(w.victimOptions(actx, rank[i], sc.Actors[i].Name)), Sessions: sessions, SessionTag: tag})
 		if err != nil {
 			return res.harness("%v", err)
 		}

@@ -48,9 +48,9 @@ func (p *orderPolicy) Choose(step int, cands []sched.Candidate) ([]int, error) {
 // not commute (cases ww-syncscan-*). A SET of it is a global statement.
 const syncScansOff = "-c synchronize_seqscans=off"
 
-// withIsolation adds the worker's isolation level (when set), and
+// withStartOptions adds the worker's isolation level (when set), and
 // syncScansOff, to the start-up options f gives each actor connection.
-func (w *worker) withIsolation(f func([]string) string) func([]string) string {
+func (w *worker) withStartOptions(f func([]string) string) func([]string) string {
 	extra := syncScansOff
 	if w.isolation != "" {
 		extra += " -c default_transaction_isolation=" + strings.ReplaceAll(w.isolation, " ", `\ `)

@@ -481,7 +481,14 @@ const horizonName = "#horizon\x00"
 // own (beyond the harmless ones) or a role set, and returns it to its
 // defaults.
 func (w *worker) controlSessionChanged(ctx context.Context) (bool, error) {
-	rows, err := w.control.Query(ctx, "SELECT name FROM pg_settings WHERE source = 'session' UNION ALL SELECT 'role' WHERE current_user <> session_user")
+	// A temporary relation the setup or the invariant left in the control
+	// session would shadow the actors' tables in its classification
+	// (cases xx-setup-temp-table-shadows-actor,
+	// xx-inv-temp-table-shadows-actor): DISCARD ALL drops it. One round
+	// trip: this runs every attempt.
+	rows, err := w.control.Query(ctx, `SELECT name FROM pg_settings WHERE source = 'session'
+		UNION ALL SELECT 'role' WHERE current_user <> session_user
+		UNION ALL SELECT 'temporary relations' WHERE EXISTS (SELECT 1 FROM pg_class WHERE relnamespace = pg_my_temp_schema())`)
 	if err != nil {
 		return false, err
 	}
@@ -495,15 +502,6 @@ func (w *worker) controlSessionChanged(ctx context.Context) (bool, error) {
 			changed = true
 		}
 	}
-	// A temporary relation the setup or the invariant left in the control
-	// session would shadow the actors' tables in its classification
-	// (cases xx-setup-temp-table-shadows-actor,
-	// xx-inv-temp-table-shadows-actor): DISCARD ALL drops it.
-	var temp bool
-	if err := w.control.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relnamespace = pg_my_temp_schema())").Scan(&temp); err != nil {
-		return false, err
-	}
-	changed = changed || temp
 	if changed {
 		if err := w.control.PgConn().Exec(ctx, "DISCARD ALL").Close(); err != nil {
 			return true, err
